@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bpf_fifo: first in, first out, with a packet limit.
+ *
+ * Enqueue appends to the instance's ring unless `limit` packets are already
+ * queued, in which case the new packet is dropped (tail drop) and counted as
+ * an overlimit drop. Dequeue takes the oldest packet. All the plumbing
+ * (ring, counters, per-instance state) is the framework's; this file is the
+ * whole policy and the reference for docs/writing-a-qdisc.md.
+ */
+#include "bpfqdisc.bpf.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+enum { FIFO_LIMIT };
+
+BQ_PARAMS(
+	{ "limit", BQ_UNIT_COUNT, 1000, 1, BQ_DEFAULT_RING_SLOTS },
+);
+
+SEC("struct_ops")
+int BPF_PROG(fifo_enqueue, struct sk_buff *skb, struct Qdisc *sch,
+	     struct bpf_sk_buff_ptr *to_free)
+{
+	struct bq_instance *q = bq_instance(sch);
+
+	if (!q)
+		return bq_drop(sch, NULL, skb, to_free, BQ_DROP_NO_INSTANCE);
+	if (sch->q.qlen >= bq_param(q, FIFO_LIMIT))
+		return bq_drop(sch, q, skb, to_free, BQ_DROP_OVERLIMIT);
+	return bq_fifo_push(sch, q, skb, to_free);
+}
+
+SEC("struct_ops")
+struct sk_buff *BPF_PROG(fifo_dequeue, struct Qdisc *sch)
+{
+	struct bq_instance *q = bq_instance(sch);
+
+	if (!q)
+		return NULL;
+	return bq_dequeued(sch, q, bq_fifo_pop(q));
+}
+
+SEC("struct_ops")
+int BPF_PROG(fifo_init, struct Qdisc *sch, struct nlattr *opt,
+	     struct netlink_ext_ack *extack)
+{
+	return bq_instance_create(sch);
+}
+
+SEC("struct_ops")
+void BPF_PROG(fifo_reset, struct Qdisc *sch)
+{
+	bq_instance_reset(sch);
+}
+
+SEC("struct_ops")
+void BPF_PROG(fifo_destroy, struct Qdisc *sch)
+{
+	bq_instance_destroy(sch);
+}
+
+SEC(".struct_ops.link")
+struct Qdisc_ops fifo = {
+	.enqueue = (void *)fifo_enqueue,
+	.dequeue = (void *)fifo_dequeue,
+	.init = (void *)fifo_init,
+	.reset = (void *)fifo_reset,
+	.destroy = (void *)fifo_destroy,
+	.id = "bpf_fifo",
+};

@@ -1,0 +1,300 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * bpfqdisc framework for BPF qdiscs on struct_ops Qdisc_ops.
+ *
+ * A qdisc file holds its policy and nothing else. This header owns:
+ *   - the qdisc kfuncs, which the kernel only lets enqueue/dequeue call in
+ *     the combinations noted below;
+ *   - per-instance state: bq_instance_create() at .init claims a slot and a
+ *     struct bq_instance keyed by the Qdisc pointer, bq_instance() finds it on
+ *     the fast path, bq_instance_destroy() gives both back. Globals would be
+ *     shared by every qdisc of this kind: both ends of a veth, every mq child;
+ *   - the skb plumbing: a FIFO ring of skb kptrs per instance. The ops of
+ *     one instance run under its qdisc lock, so a ring index needs no atomics
+ *     and one bpf_kptr_xchg() stores or takes an skb: no allocation per packet;
+ *   - the standard counters and Qdisc qstats/bstats, updated in one place:
+ *     bq_enqueued(), bq_dequeued(), bq_drop().
+ */
+#ifndef BPFQDISC_BPF_H
+#define BPFQDISC_BPF_H
+
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "bpfqdisc.h"
+
+#define ENOMEM			12
+#define ENOSPC			28
+
+#define NET_XMIT_SUCCESS	0x00
+#define NET_XMIT_DROP		0x01
+#define NET_XMIT_CN		0x02
+
+/* Every op. */
+u32 bpf_skb_get_hash(struct sk_buff *skb) __ksym;
+void bpf_kfree_skb(struct sk_buff *skb) __ksym;
+/* .enqueue only: frees skb after the qdisc lock is dropped. */
+void bpf_qdisc_skb_drop(struct sk_buff *skb, struct bpf_sk_buff_ptr *to_free_list) __ksym;
+/* .enqueue and .dequeue. */
+void bpf_qdisc_watchdog_schedule(struct Qdisc *sch, u64 expire, u64 delta_ns) __ksym;
+/* .dequeue only. */
+void bpf_qdisc_bstats_update(struct Qdisc *sch, const struct sk_buff *skb) __ksym;
+
+/* Sizes the loader sets before load (bq_load() in src/). */
+const volatile __u32 bq_ring_slots = BQ_DEFAULT_RING_SLOTS;
+const volatile __u32 bq_max_instances = BQ_DEFAULT_MAX_INSTANCES;
+
+struct bq_skb_slot {
+	struct sk_buff __kptr *skb;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, BQ_DEFAULT_MAX_INSTANCES);
+	__type(key, u64);
+	__type(value, struct bq_instance);
+} bq_instances SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, BQ_DEFAULT_MAX_INSTANCES);
+	__type(key, u32);
+	__type(value, u64);
+} bq_slots SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, BQ_DEFAULT_MAX_INSTANCES * BQ_DEFAULT_RING_SLOTS);
+	__type(key, u32);
+	__type(value, struct bq_skb_slot);
+} bq_fifo_ring SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, u32);
+	__type(value, struct bq_params);
+} bq_defaults SEC(".maps");
+
+/*
+ * BQ_PARAMS({ "limit", BQ_UNIT_COUNT, 1000, 1, 16384 }, ...): the kind's
+ * parameters, in the order of the index enum the policy reads them by.
+ */
+#define BQ_PARAMS(...) \
+	const struct bq_param_desc bq_param_table[] SEC(".rodata.bq_params") = { __VA_ARGS__ }
+
+/* Packets that reached a qdisc with no state. Always 0 unless we have a bug. */
+__u64 bq_orphan_drops;
+
+static __always_inline u32 bq_pkt_len(const struct sk_buff *skb)
+{
+	return ((struct qdisc_skb_cb *)skb->cb)->pkt_len;
+}
+
+static __always_inline struct bq_instance *bq_instance(struct Qdisc *sch)
+{
+	u64 key = (u64)sch;
+
+	return bpf_map_lookup_elem(&bq_instances, &key);
+}
+
+static __always_inline u64 bq_param(const struct bq_instance *q, u32 idx)
+{
+	return idx < BQ_MAX_PARAMS ? q->params.v[idx] : 0;
+}
+
+/* --- counters: the one place that keeps qstats/bstats in step ---------- */
+
+static __always_inline void bq_enqueued(struct Qdisc *sch, struct bq_instance *q,
+					u32 len)
+{
+	sch->q.qlen++;
+	sch->qstats.backlog += len;
+	q->cnt.enqueued++;
+}
+
+/* Call with what dequeue returns; NULL passes through untouched. */
+static __always_inline struct sk_buff *bq_dequeued(struct Qdisc *sch,
+						   struct bq_instance *q,
+						   struct sk_buff *skb)
+{
+	u32 len;
+
+	if (!skb)
+		return NULL;
+	len = bq_pkt_len(skb);
+	sch->q.qlen--;
+	sch->qstats.backlog -= len;
+	q->cnt.dequeued++;
+	q->cnt.dequeued_bytes += len;
+	bpf_qdisc_bstats_update(sch, skb);
+	return skb;
+}
+
+/* Drop a packet that was never queued. q may be NULL (no instance). */
+static __always_inline int bq_drop(struct Qdisc *sch, struct bq_instance *q,
+				   struct sk_buff *skb,
+				   struct bpf_sk_buff_ptr *to_free,
+				   enum bq_drop_reason why)
+{
+	sch->qstats.drops++;
+	if (why == BQ_DROP_OVERLIMIT)
+		sch->qstats.overlimits++;
+	if (q && why < BQ_DROP__MAX)
+		q->cnt.drops[why]++;
+	else
+		__sync_fetch_and_add(&bq_orphan_drops, 1);
+	bpf_qdisc_skb_drop(skb, to_free);
+	return NET_XMIT_DROP;
+}
+
+/* Account for a queued packet freed by reset or destroy. */
+static __always_inline void bq_purged(struct Qdisc *sch, struct sk_buff *skb)
+{
+	sch->q.qlen--;
+	sch->qstats.backlog -= bq_pkt_len(skb);
+	bpf_kfree_skb(skb);
+}
+
+/* --- FIFO ring of skb kptrs --------------------------------------------- */
+
+static __always_inline struct bq_skb_slot *bq_ring_slot(const struct bq_instance *q,
+							u32 idx)
+{
+	u32 key = q->slot * bq_ring_slots + (idx & (bq_ring_slots - 1));
+
+	return bpf_map_lookup_elem(&bq_fifo_ring, &key);
+}
+
+static __always_inline u32 bq_fifo_len(const struct bq_fifo *f)
+{
+	return f->tail - f->head;
+}
+
+/*
+ * Queue skb at the tail. The caller checked the limit, which the loader
+ * keeps below bq_ring_slots; a full ring still drops rather than overwrite.
+ */
+static __always_inline int bq_fifo_push(struct Qdisc *sch, struct bq_instance *q,
+					struct sk_buff *skb,
+					struct bpf_sk_buff_ptr *to_free)
+{
+	struct bq_skb_slot *s;
+	u32 len = bq_pkt_len(skb);
+
+	if (bq_fifo_len(&q->fifo) >= bq_ring_slots)
+		return bq_drop(sch, q, skb, to_free, BQ_DROP_OVERLIMIT);
+	s = bq_ring_slot(q, q->fifo.tail);
+	if (!s)
+		return bq_drop(sch, q, skb, to_free, BQ_DROP_NOMEM);
+	skb = bpf_kptr_xchg(&s->skb, skb);
+	if (skb)	/* slot unexpectedly busy: the old skb is lost state */
+		bpf_kfree_skb(skb);
+	q->fifo.tail++;
+	bq_enqueued(sch, q, len);
+	return NET_XMIT_SUCCESS;
+}
+
+static __always_inline struct sk_buff *bq_fifo_pop(struct bq_instance *q)
+{
+	struct bq_skb_slot *s;
+
+	if (!bq_fifo_len(&q->fifo))
+		return NULL;
+	s = bq_ring_slot(q, q->fifo.head);
+	if (!s)
+		return NULL;
+	q->fifo.head++;
+	return bpf_kptr_xchg(&s->skb, NULL);
+}
+
+/* Free every queued skb; used by reset and destroy. */
+static __always_inline void bq_fifo_purge(struct Qdisc *sch, struct bq_instance *q)
+{
+	struct sk_buff *skb;
+	u32 n = bq_fifo_len(&q->fifo), i;
+
+	bpf_for(i, 0, n) {
+		skb = bq_fifo_pop(q);
+		if (skb)
+			bq_purged(sch, skb);
+	}
+	q->fifo.head = q->fifo.tail = 0;
+}
+
+/* --- instance lifecycle ------------------------------------------------- */
+
+static __always_inline int bq_slot_claim(struct Qdisc *sch, u32 *slot)
+{
+	u32 i;
+
+	bpf_for(i, 0, bq_max_instances) {
+		u64 *owner = bpf_map_lookup_elem(&bq_slots, &i);
+
+		if (owner && __sync_val_compare_and_swap(owner, 0, (u64)sch) == 0) {
+			*slot = i;
+			return 0;
+		}
+	}
+	return -ENOSPC;
+}
+
+static __always_inline void bq_slot_release(u32 slot)
+{
+	u64 *owner = bpf_map_lookup_elem(&bq_slots, &slot);
+
+	if (owner)
+		*owner = 0;
+}
+
+/* .init: state for a new qdisc, starting from the kind's defaults. */
+static __always_inline int bq_instance_create(struct Qdisc *sch)
+{
+	struct bq_instance fresh = {};
+	struct bq_params *defaults;
+	u64 key = (u64)sch;
+	u32 zero = 0;
+
+	if (bq_slot_claim(sch, &fresh.slot))
+		return -ENOSPC;
+	defaults = bpf_map_lookup_elem(&bq_defaults, &zero);
+	if (defaults)
+		fresh.params = *defaults;
+	fresh.ifindex = BPF_CORE_READ(sch, dev_queue, dev, ifindex);
+	fresh.netns_cookie = BPF_CORE_READ(sch, dev_queue, dev, nd_net.net, net_cookie);
+	fresh.handle = sch->handle;
+	fresh.parent = sch->parent;
+	fresh.created_ns = bpf_ktime_get_ns();
+	if (bpf_map_update_elem(&bq_instances, &key, &fresh, BPF_NOEXIST)) {
+		bq_slot_release(fresh.slot);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* .reset: drop every queued packet; parameters and counters stay. */
+static __always_inline void bq_instance_reset(struct Qdisc *sch)
+{
+	struct bq_instance *q = bq_instance(sch);
+
+	if (!q)
+		return;
+	bq_fifo_purge(sch, q);
+	q->cnt.resets++;
+}
+
+/* .destroy: after the policy freed its own state. */
+static __always_inline void bq_instance_destroy(struct Qdisc *sch)
+{
+	struct bq_instance *q = bq_instance(sch);
+	u64 key = (u64)sch;
+
+	if (!q)
+		return;
+	bq_fifo_purge(sch, q);
+	bq_slot_release(q->slot);
+	bpf_map_delete_elem(&bq_instances, &key);
+}
+
+#endif /* BPFQDISC_BPF_H */

@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * bpfqdisc: what BPF qdiscs and user space share.
+ *
+ * Each qdisc object has the same maps, so one loader and one stats reader
+ * serve every kind:
+ *   bq_instances  HASH   Qdisc pointer -> struct bq_instance (state, params,
+ *                        counters of one live qdisc)
+ *   bq_slots      ARRAY  slot -> Qdisc pointer owning it (0 = free); a slot
+ *                        numbers an instance's region in per-slot maps
+ *   bq_fifo_ring  ARRAY  slot * ring_slots + i -> queued skb (kptr)
+ *   bq_defaults   ARRAY  [0] -> struct bq_params an instance starts with
+ * Included by both BPF (after vmlinux.h) and user space (after linux/types.h).
+ */
+#ifndef BPFQDISC_H
+#define BPFQDISC_H
+
+#define BQ_MAX_PARAMS		16
+#define BQ_KIND_LEN		16	/* Qdisc_ops.id, with its NUL */
+
+/* Load-time sizes; the loader may raise them (bpfqdisc load KIND ...). */
+#define BQ_DEFAULT_MAX_INSTANCES	64
+#define BQ_DEFAULT_RING_SLOTS		16384	/* power of two: max FIFO limit */
+
+enum bq_drop_reason {
+	BQ_DROP_OVERLIMIT,	/* qdisc limit reached */
+	BQ_DROP_FLOW_LIMIT,	/* per-flow limit reached */
+	BQ_DROP_HORIZON,	/* departure time too far ahead */
+	BQ_DROP_NOMEM,		/* no memory for flow state */
+	BQ_DROP_RATE,		/* rate limiter over its drop threshold */
+	BQ_DROP_NO_INSTANCE,	/* packet for a qdisc with no state: a bug */
+	BQ_DROP__MAX,
+};
+
+struct bq_counters {
+	__u64 enqueued;
+	__u64 dequeued;
+	__u64 dequeued_bytes;
+	__u64 drops[BQ_DROP__MAX];
+	__u64 marks;		/* packets a policy wanted congestion-marked */
+	__u64 overlimits;	/* times dequeue held back a packet (pacing) */
+	__u64 resets;
+};
+
+/* How user space parses and prints a parameter (tc's units). */
+enum bq_unit {
+	BQ_UNIT_COUNT,		/* plain number: limit 10000 */
+	BQ_UNIT_BYTES,		/* 1514, 3k, 64kb, 1mb */
+	BQ_UNIT_TIME,		/* nanoseconds; 10ms, 3s, 500us */
+	BQ_UNIT_RATE,		/* bytes per second; 200mbit, 1gbit, 10mbps */
+	BQ_UNIT_BOOL,		/* on|off */
+};
+
+/*
+ * A qdisc describes its parameters in its own .bpf.c with BQ_PARAMS(); the
+ * table lands in section .rodata.bq_params, which the loader reads from the
+ * object. The index of an entry is its index in bq_params.v[].
+ */
+struct bq_param_desc {
+	char name[24];
+	__u32 unit;		/* enum bq_unit */
+	__u64 def;
+	__u64 min;
+	__u64 max;
+};
+
+/* Per-kind parameter values, indexed as the kind's BQ_PARAMS() table. */
+struct bq_params {
+	__u64 v[BQ_MAX_PARAMS];
+};
+
+struct bq_fifo {
+	__u32 head;		/* next ring index to dequeue */
+	__u32 tail;		/* next ring index to fill */
+};
+
+struct bq_instance {
+	/* Hot: touched by every packet. */
+	__u32 slot;
+	__u32 pad;
+	struct bq_fifo fifo;
+	struct bq_counters cnt;
+	struct bq_params params;
+	/* Cold: who this is, for user space. */
+	__u32 ifindex;
+	__u32 handle;
+	__u32 parent;
+	__u32 pad2;
+	__u64 netns_cookie;
+	__u64 created_ns;	/* CLOCK_MONOTONIC */
+};
+
+#endif /* BPFQDISC_H */

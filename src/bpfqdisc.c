@@ -1,0 +1,258 @@
+// SPDX-License-Identifier: GPL-2.0
+/* bpfqdisc: load, list and unload BPF qdisc kinds. See usage() below. */
+#include <errno.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include "lib.h"
+
+static void usage(FILE *f)
+{
+	char names[256];
+
+	fprintf(f,
+		"Usage: bpfqdisc COMMAND [ARGS]\n"
+		"\n"
+		"  load KIND [--max-instances N] [--ring-slots N] [PARAM VALUE]...\n"
+		"      Register qdisc kind bpf_KIND; it stays registered after bpfqdisc exits.\n"
+		"      PARAM VALUE pairs set the defaults new qdiscs of this kind start with.\n"
+		"  unload KIND [--force]\n"
+		"      Unregister bpf_KIND. Refuses while qdiscs of the kind are live unless\n"
+		"      --force; live ones keep working until deleted.\n"
+		"  list\n"
+		"      Show every kind, whether it is loaded, its defaults and its live qdiscs.\n"
+		"  params KIND\n"
+		"      Show the parameters of KIND: unit, default and range.\n"
+		"\n"
+		"Kinds: %s\n"
+		"\n"
+		"Examples:\n"
+		"  bpfqdisc load fifo\n"
+		"  tc qdisc replace dev eth0 root bpf_fifo\n"
+		"  tc -s qdisc show dev eth0\n"
+		"  bpfqdisc load fifo limit 5000\n"
+		"  bpfqdisc unload fifo --force\n",
+		bq_kind_names(names, sizeof(names)));
+}
+
+static const struct bq_kind *kind_arg(const char *name)
+{
+	const struct bq_kind *k = name ? bq_kind_find(name) : NULL;
+	char names[256];
+
+	if (!name)
+		bq_err("which qdisc? known: %s", bq_kind_names(names, sizeof(names)));
+	else if (!k)
+		bq_err("unknown qdisc '%s' (known: %s)", name, bq_kind_names(names, sizeof(names)));
+	return k;
+}
+
+static int prepare(enum bq_need need)
+{
+	return bq_check_caps(need) ?: bq_check_kernel() ?: bq_ensure_bpffs();
+}
+
+static int parse_u32(const char *opt, const char *text, __u32 *out)
+{
+	const char *why;
+	__u64 v;
+
+	if (bq_parse_value(BQ_UNIT_COUNT, text, &v, &why) || !v || v > (1u << 24)) {
+		bq_err("bad value '%s' for %s: expected 1..%u", text, opt, 1u << 24);
+		return BQ_EXIT_USAGE;
+	}
+	*out = v;
+	return 0;
+}
+
+static int cmd_load(int argc, char **argv)
+{
+	struct bq_load_opts o = {
+		.max_instances = BQ_DEFAULT_MAX_INSTANCES,
+		.ring_slots = BQ_DEFAULT_RING_SLOTS,
+	};
+	const struct bq_kind *k = kind_arg(argc > 1 ? argv[1] : NULL);
+	struct bq_param_set set;
+	int i, err;
+
+	if (!k)
+		return BQ_EXIT_USAGE;
+	for (i = 2; i < argc && !strncmp(argv[i], "--", 2); i += 2) {
+		__u32 *dst = !strcmp(argv[i], "--max-instances") ? &o.max_instances :
+			     !strcmp(argv[i], "--ring-slots") ? &o.ring_slots : NULL;
+
+		if (!dst) {
+			bq_err("unknown option '%s'", argv[i]);
+			return BQ_EXIT_USAGE;
+		}
+		if (i + 1 >= argc) {
+			bq_err("%s needs a value", argv[i]);
+			return BQ_EXIT_USAGE;
+		}
+		err = parse_u32(argv[i], argv[i + 1], dst);
+		if (err)
+			return err;
+	}
+	if (bq_kind_params(k, &set))
+		return BQ_EXIT_FAIL;
+	err = bq_params_apply(&set, argc - i, argv + i);
+	if (err)
+		return err;
+	o.defaults = set.val;
+	err = prepare(BQ_NEED_LOAD) ?: bq_load(k, &o);
+	if (!err)
+		printf("loaded %s\n", k->kind);
+	return err;
+}
+
+static int cmd_unload(int argc, char **argv)
+{
+	const struct bq_kind *k = kind_arg(argc > 1 ? argv[1] : NULL);
+	bool force = false;
+	int err;
+
+	if (!k)
+		return BQ_EXIT_USAGE;
+	for (int i = 2; i < argc; i++) {
+		if (strcmp(argv[i], "--force") && strcmp(argv[i], "-f")) {
+			bq_err("unknown option '%s'", argv[i]);
+			return BQ_EXIT_USAGE;
+		}
+		force = true;
+	}
+	err = prepare(BQ_NEED_LOAD) ?: bq_unload(k, force);
+	if (!err)
+		printf("unloaded %s\n", k->kind);
+	return err;
+}
+
+static void print_params(const struct bq_param_set *set, const struct bq_params *val)
+{
+	char buf[32];
+
+	for (size_t i = 0; i < set->n; i++)
+		printf(" %s %s", set->desc[i].name,
+		       bq_format_value(set->desc[i].unit, val->v[i], buf, sizeof(buf)));
+}
+
+static void print_handle(const char *what, __u32 h)
+{
+	if (h == 0xffffffff)
+		printf(" %s root", what);
+	else
+		printf(" %s %x:%x", what, h >> 16, h & 0xffff);
+}
+
+static void print_instance(const struct bq_param_set *set, const struct bq_instance_info *ii,
+			   __u64 our_netns)
+{
+	const struct bq_instance *q = &ii->inst;
+	char dev[IF_NAMESIZE];
+	__u64 drops = 0;
+
+	for (int i = 0; i < BQ_DROP__MAX; i++)
+		drops += q->cnt.drops[i];
+	if (q->netns_cookie == our_netns && if_indextoname(q->ifindex, dev))
+		printf("  dev %s", dev);
+	else
+		printf("  ifindex %u netns %llu", q->ifindex, (unsigned long long)q->netns_cookie);
+	print_handle("handle", q->handle);
+	print_handle("parent", q->parent);
+	print_params(set, &q->params);
+	printf("\n    enqueued %llu dequeued %llu (%llu bytes) dropped %llu qlen %u\n",
+	       (unsigned long long)q->cnt.enqueued, (unsigned long long)q->cnt.dequeued,
+	       (unsigned long long)q->cnt.dequeued_bytes, (unsigned long long)drops,
+	       q->fifo.tail - q->fifo.head);
+}
+
+static int read_defaults(const struct bq_kind *k, struct bq_params *val)
+{
+	char path[256];
+	__u32 zero = 0;
+	int fd, err;
+
+	snprintf(path, sizeof(path), "%s/%s/bq_defaults", BQ_PIN_ROOT, k->name);
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return -errno;
+	err = bpf_map_lookup_elem(fd, &zero, val);
+	close(fd);
+	return err;
+}
+
+static int cmd_list(int argc, char **argv)
+{
+	__u64 our_netns = bq_self_netns_cookie();
+	int err = prepare(BQ_NEED_READ);
+
+	if (err)
+		return err;
+	for (size_t i = 0; i < bq_nkinds; i++) {
+		const struct bq_kind *k = &bq_kinds[i];
+		struct bq_instance_info *v = NULL;
+		struct bq_param_set set;
+		struct bq_params defaults;
+		size_t n = 0;
+
+		if (!bq_is_loaded(k)) {
+			printf("%-10s not loaded  %s\n", k->kind, k->summary);
+			continue;
+		}
+		printf("%-10s loaded     %s\n", k->kind, k->summary);
+		if (!bq_kind_params(k, &set) && !read_defaults(k, &defaults)) {
+			printf("  defaults:");
+			print_params(&set, &defaults);
+			printf("\n");
+		}
+		if (bq_instances(k, &v, &n) < 0)
+			bq_err("cannot read the instances of %s: %s", k->kind, strerror(errno));
+		for (size_t j = 0; j < n; j++)
+			print_instance(&set, &v[j], our_netns);
+		free(v);
+	}
+	return 0;
+}
+
+static int cmd_params(int argc, char **argv)
+{
+	const struct bq_kind *k = kind_arg(argc > 1 ? argv[1] : NULL);
+	struct bq_param_set set;
+	char d[32], lo[32], hi[32];
+
+	if (!k)
+		return BQ_EXIT_USAGE;
+	if (bq_kind_params(k, &set))
+		return BQ_EXIT_FAIL;
+	printf("%-16s %-8s %-12s %s\n", "PARAM", "UNIT", "DEFAULT", "RANGE");
+	for (size_t i = 0; i < set.n; i++) {
+		const struct bq_param_desc *p = &set.desc[i];
+
+		printf("%-16s %-8s %-12s %s..%s\n", p->name, bq_unit_name(p->unit),
+		       bq_format_value(p->unit, p->def, d, sizeof(d)),
+		       bq_format_value(p->unit, p->min, lo, sizeof(lo)),
+		       bq_format_value(p->unit, p->max, hi, sizeof(hi)));
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct { const char *name; int (*fn)(int, char **); } cmds[] = {
+		{ "load", cmd_load }, { "unload", cmd_unload },
+		{ "list", cmd_list }, { "params", cmd_params },
+	};
+
+	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||
+	    !strcmp(argv[1], "help")) {
+		usage(argc < 2 ? stderr : stdout);
+		return argc < 2 ? BQ_EXIT_USAGE : 0;
+	}
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		if (!strcmp(argv[1], cmds[i].name))
+			return cmds[i].fn(argc - 1, argv + 1);
+	bq_err("unknown command '%s' (try bpfqdisc --help)", argv[1]);
+	return BQ_EXIT_USAGE;
+}

@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* libbpfqdisc: load, pin, inspect and unload BPF qdisc kinds. */
+#ifndef BQ_LIB_H
+#define BQ_LIB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <linux/types.h>
+#include "bpfqdisc.h"
+
+#define BQ_PIN_ROOT "/sys/fs/bpf/bpfqdisc"
+
+/* Exit codes, as the CLIs use them. */
+enum { BQ_EXIT_OK = 0, BQ_EXIT_FAIL = 1, BQ_EXIT_USAGE = 2 };
+
+struct bq_kind {
+	const char *name;	/* "fifo" */
+	const char *kind;	/* "bpf_fifo": what tc calls it */
+	const char *summary;
+	const void *(*elf_bytes)(size_t *sz);
+};
+
+extern const struct bq_kind bq_kinds[];
+extern const size_t bq_nkinds;
+
+/* NULL when unknown; accepts "fifo" and "bpf_fifo". */
+const struct bq_kind *bq_kind_find(const char *name);
+/* "fifo, fq" into buf, for error messages. */
+const char *bq_kind_names(char *buf, size_t len);
+
+/* Prints "bpfqdisc: <message>" on stderr. */
+void bq_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* --- environment (sys.c) --- */
+enum bq_need { BQ_NEED_LOAD, BQ_NEED_READ };
+/* Each returns 0 or prints the problem and returns BQ_EXIT_FAIL. */
+int bq_check_caps(enum bq_need need);
+int bq_check_kernel(void);
+int bq_ensure_bpffs(void);
+__u64 bq_self_netns_cookie(void);
+
+/* --- parameters (units.c) --- */
+/* 0 on success; otherwise *why says what is wrong with text. */
+int bq_parse_value(enum bq_unit unit, const char *text, __u64 *out, const char **why);
+/* Formats v in unit's natural form ("200mbit", "10ms"). */
+const char *bq_format_value(enum bq_unit unit, __u64 v, char *buf, size_t len);
+const char *bq_unit_name(enum bq_unit unit);
+
+struct bq_param_set {
+	const struct bq_param_desc *desc;	/* the kind's table */
+	size_t n;
+	struct bq_params val;
+};
+/*
+ * Applies "name value" pairs from argv over set->val. Returns 0, or
+ * BQ_EXIT_USAGE after printing what is wrong.
+ */
+int bq_params_apply(struct bq_param_set *set, int argc, char **argv);
+
+/* --- kinds (loader.c) --- */
+struct bq_load_opts {
+	__u32 max_instances;
+	__u32 ring_slots;
+	struct bq_params defaults;	/* what new qdiscs of the kind start with */
+};
+int bq_load(const struct bq_kind *k, const struct bq_load_opts *o);
+int bq_unload(const struct bq_kind *k, bool force);
+bool bq_is_loaded(const struct bq_kind *k);
+/* Reads the kind's parameter table out of its object. */
+int bq_kind_params(const struct bq_kind *k, struct bq_param_set *set);
+
+struct bq_instance_info {
+	__u64 key;
+	struct bq_instance inst;
+};
+/* Live instances of a loaded kind; *n set. Caller frees. -errno on error. */
+int bq_instances(const struct bq_kind *k, struct bq_instance_info **out, size_t *n);
+
+#endif

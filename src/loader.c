@@ -1,0 +1,300 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Loading a qdisc kind: open its object, size its maps, load it, register
+ * the struct_ops and pin the link and the maps user space reads under
+ * /sys/fs/bpf/bpfqdisc/<name>/. The pinned link keeps the kind registered
+ * after we exit; removing the pin unregisters it. Live qdiscs hold their
+ * own reference to the struct_ops map and keep working until deleted.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include "lib.h"
+
+/* Maps that user space reads after load. */
+static const char *const pinned_maps[] = { "bq_instances", "bq_defaults", "bq_slots" };
+
+static void pin_path(char *buf, size_t len, const struct bq_kind *k, const char *what)
+{
+	snprintf(buf, len, "%s/%s%s%s", BQ_PIN_ROOT, k->name, what ? "/" : "", what ? what : "");
+}
+
+bool bq_is_loaded(const struct bq_kind *k)
+{
+	char path[256];
+
+	pin_path(path, sizeof(path), k, "link");
+	return access(path, F_OK) == 0;
+}
+
+static struct bpf_object *open_kind(const struct bq_kind *k)
+{
+	LIBBPF_OPTS(bpf_object_open_opts, opts, .object_name = k->name);
+	size_t sz;
+	const void *bytes = k->elf_bytes(&sz);
+	struct bpf_object *obj = bpf_object__open_mem(bytes, sz, &opts);
+
+	if (!obj)
+		bq_err("cannot open the %s object: %s", k->kind, strerror(errno));
+	return obj;
+}
+
+int bq_kind_params(const struct bq_kind *k, struct bq_param_set *set)
+{
+	static struct bq_param_desc tables[16][BQ_MAX_PARAMS];
+	size_t idx = k - bq_kinds, sz = 0;
+	struct bpf_object *obj;
+	const void *init;
+	struct bpf_map *m;
+
+	memset(set, 0, sizeof(*set));
+	obj = open_kind(k);
+	if (!obj)
+		return -EINVAL;
+	m = bpf_object__find_map_by_name(obj, ".rodata.bq_params");
+	init = m ? bpf_map__initial_value(m, &sz) : NULL;
+	if (init && idx < 16) {
+		set->n = sz / sizeof(struct bq_param_desc);
+		if (set->n > BQ_MAX_PARAMS)
+			set->n = BQ_MAX_PARAMS;
+		memcpy(tables[idx], init, set->n * sizeof(struct bq_param_desc));
+		set->desc = tables[idx];
+		for (size_t i = 0; i < set->n; i++)
+			set->val.v[i] = set->desc[i].def;
+	}
+	bpf_object__close(obj);
+	return 0;
+}
+
+/* Sets a `const volatile u32` of .rodata by name, before load. */
+static int set_rodata_u32(struct bpf_object *obj, const char *name, __u32 val)
+{
+	struct bpf_map *m = bpf_object__find_map_by_name(obj, ".rodata");
+	const struct btf *btf = bpf_object__btf(obj);
+	const struct btf_type *sec;
+	const struct btf_var_secinfo *vi;
+	size_t sz;
+	char *data;
+	int id;
+
+	id = btf ? btf__find_by_name_kind(btf, ".rodata", BTF_KIND_DATASEC) : -1;
+	data = m ? bpf_map__initial_value(m, &sz) : NULL;
+	if (id < 0 || !data)
+		return -ENOENT;
+	sec = btf__type_by_id(btf, id);
+	vi = btf_var_secinfos(sec);
+	for (int i = 0; i < btf_vlen(sec); i++, vi++) {
+		const char *vname = btf__name_by_offset(btf, btf__type_by_id(btf, vi->type)->name_off);
+
+		if (!strcmp(vname, name) && vi->size == sizeof(val) && vi->offset + vi->size <= sz) {
+			memcpy(data + vi->offset, &val, sizeof(val));
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+static int size_maps(struct bpf_object *obj, const struct bq_load_opts *o)
+{
+	struct { const char *name; __u32 entries; } sizes[] = {
+		{ "bq_instances", o->max_instances },
+		{ "bq_slots", o->max_instances },
+		{ "bq_fifo_ring", o->max_instances * o->ring_slots },
+	};
+
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		struct bpf_map *m = bpf_object__find_map_by_name(obj, sizes[i].name);
+
+		if (!m || bpf_map__set_max_entries(m, sizes[i].entries))
+			return -ENOENT;
+	}
+	if (set_rodata_u32(obj, "bq_ring_slots", o->ring_slots) ||
+	    set_rodata_u32(obj, "bq_max_instances", o->max_instances))
+		return -ENOENT;
+	return 0;
+}
+
+static struct bpf_map *struct_ops_map(struct bpf_object *obj)
+{
+	struct bpf_map *m;
+
+	bpf_object__for_each_map(m, obj)
+		if (bpf_map__type(m) == BPF_MAP_TYPE_STRUCT_OPS)
+			return m;
+	return NULL;
+}
+
+static void unpin_all(const struct bq_kind *k)
+{
+	char path[256];
+
+	for (size_t i = 0; i < sizeof(pinned_maps) / sizeof(pinned_maps[0]); i++) {
+		pin_path(path, sizeof(path), k, pinned_maps[i]);
+		unlink(path);
+	}
+	pin_path(path, sizeof(path), k, "link");
+	unlink(path);
+	pin_path(path, sizeof(path), k, NULL);
+	rmdir(path);
+}
+
+static int pin_all(const struct bq_kind *k, struct bpf_object *obj, struct bpf_link *link)
+{
+	char path[256];
+	int err;
+
+	pin_path(path, sizeof(path), k, NULL);
+	if (mkdir(path, 0700) && errno != EEXIST)
+		return -errno;
+	for (size_t i = 0; i < sizeof(pinned_maps) / sizeof(pinned_maps[0]); i++) {
+		pin_path(path, sizeof(path), k, pinned_maps[i]);
+		err = bpf_map__pin(bpf_object__find_map_by_name(obj, pinned_maps[i]), path);
+		if (err)
+			return err;
+	}
+	/* The link last: its pin is what says "loaded". */
+	pin_path(path, sizeof(path), k, "link");
+	return bpf_link__pin(link, path);
+}
+
+static int load_and_register(const struct bq_kind *k, struct bpf_object *obj,
+			     const struct bq_params *defaults)
+{
+	struct bpf_link *link;
+	struct bpf_map *ops;
+	__u32 zero = 0;
+	int err;
+
+	err = bpf_object__load(obj);
+	if (err) {
+		bq_err("the verifier rejected %s: %s (run with LIBBPF_LOG=1 for its log)",
+		       k->kind, strerror(-err));
+		return BQ_EXIT_FAIL;
+	}
+	err = bpf_map_update_elem(bpf_map__fd(bpf_object__find_map_by_name(obj, "bq_defaults")),
+				  &zero, defaults, BPF_ANY);
+	if (err) {
+		bq_err("cannot set the defaults of %s: %s", k->kind, strerror(errno));
+		return BQ_EXIT_FAIL;
+	}
+	ops = struct_ops_map(obj);
+	link = ops ? bpf_map__attach_struct_ops(ops) : NULL;
+	if (!link) {
+		err = -errno;
+		bq_err(err == -EEXIST ? "a qdisc kind %s is already registered by another loader"
+				      : "cannot register %s: %s", k->kind, strerror(-err));
+		return BQ_EXIT_FAIL;
+	}
+	err = pin_all(k, obj, link);
+	bpf_link__destroy(link);	/* the pin holds it now */
+	if (err) {
+		bq_err("cannot pin %s under %s: %s", k->kind, BQ_PIN_ROOT, strerror(-err));
+		unpin_all(k);
+		return BQ_EXIT_FAIL;
+	}
+	return 0;
+}
+
+static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (level == LIBBPF_DEBUG && !getenv("LIBBPF_LOG"))
+		return 0;
+	if (level != LIBBPF_WARN && !getenv("LIBBPF_LOG"))
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+int bq_load(const struct bq_kind *k, const struct bq_load_opts *o)
+{
+	struct bpf_object *obj;
+	int err;
+
+	if (bq_is_loaded(k)) {
+		bq_err("%s is already loaded", k->kind);
+		return BQ_EXIT_FAIL;
+	}
+	if (o->ring_slots & (o->ring_slots - 1) || !o->ring_slots || !o->max_instances) {
+		bq_err("ring_slots must be a power of two and max_instances positive");
+		return BQ_EXIT_USAGE;
+	}
+	libbpf_set_print(libbpf_quiet);
+	obj = open_kind(k);
+	if (!obj)
+		return BQ_EXIT_FAIL;
+	if (size_maps(obj, o)) {
+		bq_err("the %s object lacks the bpfqdisc framework maps", k->kind);
+		err = BQ_EXIT_FAIL;
+	} else {
+		err = load_and_register(k, obj, &o->defaults);
+	}
+	bpf_object__close(obj);
+	return err;
+}
+
+static int open_pinned(const struct bq_kind *k, const char *map)
+{
+	char path[256];
+
+	pin_path(path, sizeof(path), k, map);
+	return bpf_obj_get(path);
+}
+
+int bq_instances(const struct bq_kind *k, struct bq_instance_info **out, size_t *n)
+{
+	int fd = open_pinned(k, "bq_instances");
+	struct bq_instance_info *v = NULL, *grown;
+	size_t cap = 0;
+	__u64 key, prev;
+	bool first = true;
+	int err = 0;
+
+	*n = 0;
+	*out = NULL;
+	if (fd < 0)
+		return -errno;
+	while (!bpf_map_get_next_key(fd, first ? NULL : &prev, &key)) {
+		first = false;
+		prev = key;
+		if (*n == cap) {
+			cap = cap ? cap * 2 : 16;
+			grown = realloc(v, cap * sizeof(*v));
+			if (!grown) {
+				err = -ENOMEM;
+				break;
+			}
+			v = grown;
+		}
+		/* An instance can vanish between the two calls: skip it. */
+		if (!bpf_map_lookup_elem(fd, &key, &v[*n].inst))
+			v[(*n)++].key = key;
+	}
+	close(fd);
+	*out = v;
+	return err;
+}
+
+int bq_unload(const struct bq_kind *k, bool force)
+{
+	struct bq_instance_info *v;
+	size_t n = 0;
+
+	if (!bq_is_loaded(k)) {
+		bq_err("%s is not loaded", k->kind);
+		return BQ_EXIT_FAIL;
+	}
+	if (!bq_instances(k, &v, &n))
+		free(v);
+	if (n && !force) {
+		bq_err("%s has %zu live qdisc(s): unloading stops new ones from being created, "
+		       "the live ones keep working until deleted; repeat with --force to do it", k->kind, n);
+		return BQ_EXIT_FAIL;
+	}
+	unpin_all(k);
+	return 0;
+}

@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: GPL-2.0
+/* What the host must offer: capabilities, kernel support, bpffs. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mount.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <linux/capability.h>
+#include <linux/magic.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include "lib.h"
+
+#ifndef CAP_PERFMON
+#define CAP_PERFMON 38
+#endif
+#ifndef CAP_BPF
+#define CAP_BPF 39
+#endif
+#ifndef SO_NETNS_COOKIE
+#define SO_NETNS_COOKIE 71
+#endif
+
+void bq_err(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("bpfqdisc: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static bool cap_effective(int cap)
+{
+	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct data[2] = {};
+
+	if (syscall(SYS_capget, &hdr, data))
+		return false;
+	return data[cap / 32].effective & (1u << (cap % 32));
+}
+
+int bq_check_caps(enum bq_need need)
+{
+	static const struct { int cap; const char *name; bool load_only; } caps[] = {
+		{ CAP_BPF, "CAP_BPF", false },
+		{ CAP_PERFMON, "CAP_PERFMON", true },
+		{ CAP_NET_ADMIN, "CAP_NET_ADMIN", true },
+	};
+
+	for (size_t i = 0; i < sizeof(caps) / sizeof(caps[0]); i++) {
+		if (caps[i].load_only && need != BQ_NEED_LOAD)
+			continue;
+		if (!cap_effective(caps[i].cap)) {
+			bq_err("missing capability %s: run as root", caps[i].name);
+			return BQ_EXIT_FAIL;
+		}
+	}
+	return 0;
+}
+
+/* The qdisc kfuncs exist exactly when the kernel has CONFIG_NET_SCH_BPF. */
+int bq_check_kernel(void)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	struct utsname u;
+	int id;
+
+	id = btf ? btf__find_by_name_kind(btf, "bpf_qdisc_skb_drop", BTF_KIND_FUNC) : -1;
+	btf__free(btf);
+	if (id >= 0)
+		return 0;
+	uname(&u);
+	bq_err("this kernel (%s) cannot run BPF qdiscs: it needs CONFIG_NET_SCH_BPF (Linux ≥ 6.16)",
+	       u.release);
+	return BQ_EXIT_FAIL;
+}
+
+static bool is_bpffs(const char *path)
+{
+	struct statfs st;
+
+	return !statfs(path, &st) && st.f_type == BPF_FS_MAGIC;
+}
+
+int bq_ensure_bpffs(void)
+{
+	const char *root = "/sys/fs/bpf";
+
+	if (!is_bpffs(root) && mount("bpf", root, "bpf", 0, "mode=0700")) {
+		bq_err("bpffs is not mounted at %s and mounting it failed (%s): mount -t bpf bpf %s",
+		       root, strerror(errno), root);
+		return BQ_EXIT_FAIL;
+	}
+	if (mkdir(BQ_PIN_ROOT, 0700) && errno != EEXIST) {
+		bq_err("cannot create %s: %s", BQ_PIN_ROOT, strerror(errno));
+		return BQ_EXIT_FAIL;
+	}
+	return 0;
+}
+
+__u64 bq_self_netns_cookie(void)
+{
+	__u64 cookie = 0;
+	socklen_t len = sizeof(cookie);
+	int fd = socket(AF_UNIX, SOCK_DGRAM, 0);
+
+	if (fd >= 0) {
+		if (getsockopt(fd, SOL_SOCKET, SO_NETNS_COOKIE, &cookie, &len))
+			cookie = 0;
+		close(fd);
+	}
+	return cookie;
+}

@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Parameter values in tc's units, so `bpfqdisc` reads what tc(8) users
+ * type: rate 200mbit, horizon 10ms, quantum 3k, limit 10000.
+ * Rates are stored in bytes per second, times in ns, sizes in bytes.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include "lib.h"
+
+struct suffix {
+	const char *name;
+	long double mult;
+};
+
+/* tc: bare rate is bit/s, SI prefixes for bit, IEC with "i", bps is bytes. */
+static const struct suffix rate_sfx[] = {
+	{ "", 1.0L / 8 }, { "bit", 1.0L / 8 },
+	{ "kbit", 1e3L / 8 }, { "mbit", 1e6L / 8 }, { "gbit", 1e9L / 8 }, { "tbit", 1e12L / 8 },
+	{ "kibit", 1024.0L / 8 }, { "mibit", 1048576.0L / 8 },
+	{ "gibit", 1073741824.0L / 8 }, { "tibit", 1099511627776.0L / 8 },
+	{ "bps", 1 }, { "kbps", 1e3L }, { "mbps", 1e6L }, { "gbps", 1e9L }, { "tbps", 1e12L },
+	{ NULL, 0 },
+};
+
+/* tc: bare time is microseconds. */
+static const struct suffix time_sfx[] = {
+	{ "", 1e3L }, { "ns", 1 }, { "nsec", 1 }, { "nsecs", 1 },
+	{ "us", 1e3L }, { "usec", 1e3L }, { "usecs", 1e3L },
+	{ "ms", 1e6L }, { "msec", 1e6L }, { "msecs", 1e6L },
+	{ "s", 1e9L }, { "sec", 1e9L }, { "secs", 1e9L },
+	{ NULL, 0 },
+};
+
+/* tc: sizes use 1024; "b" is bytes, "kbit" and friends are bits. */
+static const struct suffix size_sfx[] = {
+	{ "", 1 }, { "b", 1 }, { "k", 1024 }, { "kb", 1024 },
+	{ "m", 1048576 }, { "mb", 1048576 }, { "g", 1073741824.0L }, { "gb", 1073741824.0L },
+	{ "kbit", 1024.0L / 8 }, { "mbit", 1048576.0L / 8 }, { "gbit", 1073741824.0L / 8 },
+	{ NULL, 0 },
+};
+
+static const struct suffix count_sfx[] = { { "", 1 }, { NULL, 0 } };
+
+static const struct suffix *suffixes(enum bq_unit unit)
+{
+	switch (unit) {
+	case BQ_UNIT_RATE: return rate_sfx;
+	case BQ_UNIT_TIME: return time_sfx;
+	case BQ_UNIT_BYTES: return size_sfx;
+	default: return count_sfx;
+	}
+}
+
+const char *bq_unit_name(enum bq_unit unit)
+{
+	static const char *names[] = {
+		[BQ_UNIT_COUNT] = "count", [BQ_UNIT_BYTES] = "bytes",
+		[BQ_UNIT_TIME] = "time", [BQ_UNIT_RATE] = "rate", [BQ_UNIT_BOOL] = "on|off",
+	};
+	return unit < sizeof(names) / sizeof(names[0]) ? names[unit] : "?";
+}
+
+static int parse_bool(const char *text, __u64 *out, const char **why)
+{
+	static const char *yes[] = { "on", "yes", "true", "1" }, *no[] = { "off", "no", "false", "0" };
+
+	for (size_t i = 0; i < 4; i++) {
+		if (!strcasecmp(text, yes[i])) { *out = 1; return 0; }
+		if (!strcasecmp(text, no[i])) { *out = 0; return 0; }
+	}
+	*why = "expected on or off";
+	return -EINVAL;
+}
+
+int bq_parse_value(enum bq_unit unit, const char *text, __u64 *out, const char **why)
+{
+	const struct suffix *s;
+	long double num;
+	char *end;
+
+	if (unit == BQ_UNIT_BOOL)
+		return parse_bool(text, out, why);
+	/* strtold would take "inf", "nan", hex and leading blanks: refuse them. */
+	if (!isdigit((unsigned char)text[0]) && !(text[0] == '.' && isdigit((unsigned char)text[1]))) {
+		*why = text[0] == '-' ? "must not be negative" : "not a number";
+		return -EINVAL;
+	}
+	if (unit == BQ_UNIT_COUNT && strspn(text, "0123456789") != strlen(text)) {
+		*why = "expected a whole number";
+		return -EINVAL;
+	}
+	errno = 0;
+	num = strtold(text, &end);
+	if (errno || (text[0] == '0' && tolower((unsigned char)text[1]) == 'x')) {
+		*why = errno == ERANGE ? "out of range" : "not a number";
+		return -EINVAL;
+	}
+	for (s = suffixes(unit); s->name; s++)
+		if (!strcasecmp(end, s->name))
+			break;
+	if (!s->name) {
+		*why = unit == BQ_UNIT_RATE ? "unknown unit (use bit, kbit, mbit, gbit, tbit, or bps, kbps, mbps, gbps)" :
+		       unit == BQ_UNIT_TIME ? "unknown unit (use ns, us, ms or s)" :
+		       unit == BQ_UNIT_BYTES ? "unknown unit (use b, k, kb, m, mb, g or gb)" :
+		       "unexpected characters after the number";
+		return -EINVAL;
+	}
+	num *= s->mult;
+	if (num >= 18446744073709551615.0L) {
+		*why = "too large";
+		return -ERANGE;
+	}
+	*out = (__u64)llroundl(num);
+	return 0;
+}
+
+const char *bq_format_value(enum bq_unit unit, __u64 v, char *buf, size_t len)
+{
+	static const struct { __u64 div; const char *name; }
+		rates[] = { { 1000000000000ULL, "Tbit" }, { 1000000000, "Gbit" }, { 1000000, "Mbit" },
+			    { 1000, "Kbit" }, { 1, "bit" } },
+		times[] = { { 1000000000, "s" }, { 1000000, "ms" }, { 1000, "us" }, { 1, "ns" } };
+	size_t i;
+
+	switch (unit) {
+	case BQ_UNIT_RATE:
+		/* Bits, as tc prints, with the largest unit that divides evenly. */
+		for (i = 0; i < 4 && (v * 8) % rates[i].div; i++)
+			;
+		snprintf(buf, len, "%llu%s", (unsigned long long)(v * 8 / rates[i].div), rates[i].name);
+		break;
+	case BQ_UNIT_TIME:
+		for (i = 0; i < 3 && (v % times[i].div || !v); i++)
+			;
+		snprintf(buf, len, "%llu%s", (unsigned long long)(v / times[i].div), times[i].name);
+		break;
+	case BQ_UNIT_BYTES:
+		snprintf(buf, len, "%llub", (unsigned long long)v);
+		break;
+	case BQ_UNIT_BOOL:
+		snprintf(buf, len, "%s", v ? "on" : "off");
+		break;
+	default:
+		snprintf(buf, len, "%llu", (unsigned long long)v);
+	}
+	return buf;
+}
+
+static const struct bq_param_desc *param_find(const struct bq_param_set *set, const char *name)
+{
+	for (size_t i = 0; i < set->n; i++)
+		if (!strcmp(set->desc[i].name, name))
+			return &set->desc[i];
+	return NULL;
+}
+
+int bq_params_apply(struct bq_param_set *set, int argc, char **argv)
+{
+	char lo[32], hi[32];
+
+	for (int i = 0; i < argc; i += 2) {
+		const struct bq_param_desc *d = param_find(set, argv[i]);
+		const char *why = NULL;
+		__u64 v;
+
+		if (!d) {
+			bq_err("unknown parameter '%s'", argv[i]);
+			return BQ_EXIT_USAGE;
+		}
+		if (i + 1 >= argc) {
+			bq_err("parameter '%s' needs a value (%s)", argv[i], bq_unit_name(d->unit));
+			return BQ_EXIT_USAGE;
+		}
+		if (bq_parse_value(d->unit, argv[i + 1], &v, &why)) {
+			bq_err("bad value '%s' for %s: %s", argv[i + 1], argv[i], why);
+			return BQ_EXIT_USAGE;
+		}
+		if (v < d->min || v > d->max) {
+			bq_err("%s %s is out of range [%s, %s]", argv[i], argv[i + 1],
+			       bq_format_value(d->unit, d->min, lo, sizeof(lo)),
+			       bq_format_value(d->unit, d->max, hi, sizeof(hi)));
+			return BQ_EXIT_USAGE;
+		}
+		set->val.v[d - set->desc] = v;
+	}
+	return 0;
+}
