@@ -1,0 +1,89 @@
+# Shared by the kernel tests; sourced by dash. Each test is a script that
+# exits 0 (pass), 4 (skip; last line of output says why) or anything else.
+# Test hosts are network namespaces joined by veth, addressed from the
+# documentation ranges only (192.0.2.0/24, 2001:db8::/32).
+
+set -eu
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+BQ="$TOP/bin/bpfqdisc"
+A=192.0.2.1
+B=192.0.2.2
+
+fail() { echo "FAIL: $*"; exit 1; }
+skip() { echo "SKIP: $*"; exit 4; }
+note() { echo "# $*"; }
+
+# expect CMD...: run it, fail unless it succeeds.
+expect() { "$@" || fail "'$*' exited $?"; }
+
+# expect_err CODE REGEX CMD...: fail unless CMD exits CODE with stderr
+# matching REGEX on one line.
+expect_err() {
+	code=$1 re=$2
+	shift 2
+	set +e
+	err=$("$@" 2>&1 >/dev/null)
+	rc=$?
+	set -e
+	[ "$rc" = "$code" ] || fail "'$*' exited $rc, expected $code (stderr: $err)"
+	echo "$err" | grep -Eq -- "$re" || fail "'$*' said '$err', expected /$re/"
+	[ "$(echo "$err" | wc -l)" -eq 1 ] || fail "'$*' printed more than one error line: $err"
+}
+
+# veth_pair [QUEUES]: netns "a" and "b" joined by va <-> vb, addresses $A
+# and $B, each end with QUEUES tx and rx queues (default 1).
+veth_pair() {
+	q="numtxqueues ${1:-1} numrxqueues ${1:-1}"
+	ip netns add a
+	ip netns add b
+	ip -n a link add va $q type veth peer name vb netns b $q
+	ip -n a addr add $A/24 dev va
+	ip -n b addr add $B/24 dev vb
+	ip -n a link set va up
+	ip -n b link set vb up
+	ip -n a link set lo up
+	ip -n b link set lo up
+}
+
+# qdisc_kind NS DEV: the kind of DEV's root qdisc.
+qdisc_kind() { ip netns exec "$1" tc qdisc show dev "$2" root | awk '{print $2; exit}'; }
+
+# tc_stat NS DEV FIELD: a field of the root qdisc's tc -s -j output.
+tc_stat() {
+	ip netns exec "$1" tc -s -j qdisc show dev "$2" root | jq -r ".[0].$3"
+}
+
+# iperf_gbps NS_CLIENT SERVER_ADDR SECS [args]: TCP throughput in Mbit/s.
+iperf_mbps() {
+	ns=$1 srv=$2 secs=$3
+	shift 3
+	ip netns exec "$ns" iperf3 -J -c "$srv" -t "$secs" "$@" |
+		jq '.end.sum_received.bits_per_second / 1e6 | floor'
+}
+
+iperf_server() { ip netns exec "$1" iperf3 -s -D -1 >/dev/null; sleep 0.3; }
+
+# skb_slab: objects in use in the skbuff caches (vmtest boots slab_nomerge).
+skb_slab() {
+	awk '/^skbuff_(head|fclone)_cache / { n += $2 } END { print n + 0 }' /proc/slabinfo
+}
+
+# wait_slab_below LIMIT SECS: the skbuff caches drain to LIMIT objects.
+wait_slab_below() {
+	i=0
+	while [ "$(skb_slab)" -gt "$1" ]; do
+		i=$((i + 1))
+		[ $i -le $(($2 * 10)) ] || return 1
+		sleep 0.1
+	done
+}
+
+# Everything a test may leave behind.
+cleanup_all() {
+	for ns in $(ip netns list | awk '{print $1}'); do ip netns del "$ns"; done
+	tc qdisc del dev lo root 2>/dev/null || true
+	for k in fifo fq hbm; do "$BQ" unload "$k" --force >/dev/null 2>&1 || true; done
+	pkill iperf3 2>/dev/null || true
+	pkill sockperf 2>/dev/null || true
+	return 0
+}

@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Parameter parsing: tc's units, ranges, and everything that must be refused. */
+#include <string.h>
+#include "lib.h"
+#include "unit.h"
+
+static __u64 parse_ok(enum bq_unit unit, const char *text)
+{
+	const char *why = NULL;
+	__u64 v = ~0ULL;
+	int err = bq_parse_value(unit, text, &v, &why);
+
+	EXPECT(!err, "'%s' refused: %s", text, why);
+	return v;
+}
+
+static void parse_bad(enum bq_unit unit, const char *text)
+{
+	const char *why = NULL;
+	__u64 v;
+
+	EXPECT(bq_parse_value(unit, text, &v, &why) != 0, "'%s' accepted as %llu", text,
+	       (unsigned long long)v);
+	EXPECT(why && *why, "'%s' refused without a reason", text);
+}
+
+static void rates(void)
+{
+	EXPECT(parse_ok(BQ_UNIT_RATE, "200mbit") == 25000000, "200mbit");
+	EXPECT(parse_ok(BQ_UNIT_RATE, "1gbit") == 125000000, "1gbit");
+	EXPECT(parse_ok(BQ_UNIT_RATE, "1Gbit") == 125000000, "case");
+	EXPECT(parse_ok(BQ_UNIT_RATE, "8000") == 1000, "bare is bit/s");
+	EXPECT(parse_ok(BQ_UNIT_RATE, "10mbps") == 10000000, "mbps is bytes");
+	EXPECT(parse_ok(BQ_UNIT_RATE, "1.5mbit") == 187500, "fraction");
+	EXPECT(parse_ok(BQ_UNIT_RATE, "1kibit") == 128, "IEC");
+	parse_bad(BQ_UNIT_RATE, "-1");
+	parse_bad(BQ_UNIT_RATE, "99999999999999tbit");
+	parse_bad(BQ_UNIT_RATE, "200mbits");
+	parse_bad(BQ_UNIT_RATE, "mbit");
+	parse_bad(BQ_UNIT_RATE, "");
+	parse_bad(BQ_UNIT_RATE, "inf");
+	parse_bad(BQ_UNIT_RATE, "nan");
+	parse_bad(BQ_UNIT_RATE, "0x10mbit");
+	parse_bad(BQ_UNIT_RATE, " 10mbit");
+}
+
+static void times(void)
+{
+	EXPECT(parse_ok(BQ_UNIT_TIME, "10ms") == 10000000, "10ms");
+	EXPECT(parse_ok(BQ_UNIT_TIME, "3s") == 3000000000ULL, "3s");
+	EXPECT(parse_ok(BQ_UNIT_TIME, "500us") == 500000, "500us");
+	EXPECT(parse_ok(BQ_UNIT_TIME, "40") == 40000, "bare is us, as tc");
+	EXPECT(parse_ok(BQ_UNIT_TIME, "7ns") == 7, "ns");
+	parse_bad(BQ_UNIT_TIME, "10 ms");
+	parse_bad(BQ_UNIT_TIME, "10m");
+	parse_bad(BQ_UNIT_TIME, "-5ms");
+}
+
+static void sizes_and_counts(void)
+{
+	EXPECT(parse_ok(BQ_UNIT_BYTES, "3028") == 3028, "bytes");
+	EXPECT(parse_ok(BQ_UNIT_BYTES, "3k") == 3072, "k is 1024");
+	EXPECT(parse_ok(BQ_UNIT_BYTES, "1mb") == 1048576, "mb");
+	EXPECT(parse_ok(BQ_UNIT_COUNT, "10000") == 10000, "count");
+	parse_bad(BQ_UNIT_COUNT, "10k");
+	parse_bad(BQ_UNIT_COUNT, "1.5");
+	parse_bad(BQ_UNIT_COUNT, "99999999999999999999999");
+	EXPECT(parse_ok(BQ_UNIT_BOOL, "on") == 1 && parse_ok(BQ_UNIT_BOOL, "off") == 0, "bool");
+	parse_bad(BQ_UNIT_BOOL, "maybe");
+}
+
+static void formatting(void)
+{
+	char b[32];
+
+	EXPECT(!strcmp(bq_format_value(BQ_UNIT_RATE, 25000000, b, sizeof(b)), "200Mbit"), "%s", b);
+	EXPECT(!strcmp(bq_format_value(BQ_UNIT_RATE, 1000, b, sizeof(b)), "8Kbit"), "%s", b);
+	EXPECT(!strcmp(bq_format_value(BQ_UNIT_TIME, 10000000, b, sizeof(b)), "10ms"), "%s", b);
+	EXPECT(!strcmp(bq_format_value(BQ_UNIT_TIME, 1500, b, sizeof(b)), "1500ns"), "%s", b);
+	EXPECT(!strcmp(bq_format_value(BQ_UNIT_BYTES, 3028, b, sizeof(b)), "3028b"), "%s", b);
+}
+
+static const struct bq_param_desc table[] = {
+	{ "limit", BQ_UNIT_COUNT, 1000, 1, 16384 },
+	{ "rate", BQ_UNIT_RATE, 0, 1, 125000000000ULL },
+};
+
+static void param_sets(void)
+{
+	struct bq_param_set set = { .desc = table, .n = 2 };
+	char *good[] = { "limit", "50", "rate", "1gbit" };
+	char *unknown[] = { "limt", "50" };
+	char *range[] = { "limit", "0" };
+	char *big[] = { "rate", "2tbit" };
+	char *novalue[] = { "limit" };
+
+	EXPECT(bq_params_apply(&set, 4, good) == 0, "good pairs");
+	EXPECT(set.val.v[0] == 50 && set.val.v[1] == 125000000, "values stored");
+	EXPECT(bq_params_apply(&set, 2, unknown) == BQ_EXIT_USAGE, "unknown name");
+	EXPECT(bq_params_apply(&set, 2, range) == BQ_EXIT_USAGE, "below min");
+	EXPECT(bq_params_apply(&set, 2, big) == BQ_EXIT_USAGE, "above max");
+	EXPECT(bq_params_apply(&set, 1, novalue) == BQ_EXIT_USAGE, "missing value");
+	EXPECT(set.val.v[0] == 50, "a refused change leaves the value");
+}
+
+int main(void)
+{
+	unit_file = "units";
+	RUN(rates);
+	RUN(times);
+	RUN(sizes_and_counts);
+	RUN(formatting);
+	RUN(param_sets);
+	return unit_failed;
+}
