@@ -33,6 +33,7 @@ BPF_OBJS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.bpf.o,$(BPF_SRCS))
 SKELS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.skel.h,$(BPF_SRCS))
 LIB_SRCS := $(filter-out src/bpfqdisc.c,$(wildcard src/*.c))
 LIB_OBJS := $(patsubst src/%.c,$(OUTPUT)/%.o,$(LIB_SRCS))
+TEST_BPF_OBJS := $(patsubst selftests/bpf/%.bpf.c,$(OUTPUT)/%.bpf.o,$(wildcard selftests/bpf/*.bpf.c))
 UNIT_TESTS := $(patsubst selftests/unit/%.c,$(BIN)/%,$(wildcard selftests/unit/test_*.c))
 
 ifeq ($(V),1)
@@ -46,7 +47,7 @@ endif
 .DELETE_ON_ERROR:
 .PHONY: all deps test unit demo clean check-deps
 
-all: $(BIN)/bpfqdisc $(UNIT_TESTS)
+all: $(BIN)/bpfqdisc $(UNIT_TESTS) $(TEST_BPF_OBJS)
 
 deps:
 	tools/setup
@@ -68,6 +69,10 @@ $(OUTPUT)/%.bpf.o: bpf/%.bpf.c include/bpfqdisc.bpf.h include/bpfqdisc.h $(OUTPU
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@.tmp
 	$(Q)$(BPFTOOL) gen object $@ $@.tmp && rm -f $@.tmp
+
+$(OUTPUT)/%.bpf.o: selftests/bpf/%.bpf.c $(OUTPUT)/vmlinux.h | $(OUTPUT)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
 $(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o
 	$(call msg,GEN-SKEL,$@)

@@ -63,8 +63,12 @@ iperf_mbps() {
 
 iperf_server() { ip netns exec "$1" iperf3 -s -D -1 >/dev/null; sleep 0.3; }
 
-# skb_slab: objects in use in the skbuff caches (vmtest boots slab_nomerge).
+# skb_slab: skbs allocated now. Shrinking first flushes the per-CPU slabs,
+# whose free objects /proc/slabinfo would count as in use.
 skb_slab() {
+	for c in /sys/kernel/slab/skbuff_head_cache /sys/kernel/slab/skbuff_fclone_cache; do
+		[ -w $c/shrink ] && echo 1 > $c/shrink
+	done
 	awk '/^skbuff_(head|fclone)_cache / { n += $2 } END { print n + 0 }' /proc/slabinfo
 }
 
@@ -86,4 +90,46 @@ cleanup_all() {
 	pkill iperf3 2>/dev/null || true
 	pkill sockperf 2>/dev/null || true
 	return 0
+}
+
+# slow_receiver: make vb a slow consumer so that va's qdisc really queues.
+# XDP puts veth in NAPI mode with a 256-entry ring and qdisc backpressure;
+# threaded NAPI moves the (deliberately slow) XDP work off the sending CPU.
+slow_receiver() {
+	ip -n b link set dev vb xdpdrv obj "$TOP/.output/slow_rx.bpf.o" sec xdp
+	ip netns exec b sh -c 'echo 1 > /sys/class/net/vb/threaded'
+}
+
+# udp_flood SECS: UDP from a to b as fast as it goes, in the background,
+# for SECS seconds (iperf3 gives up when the qdisc drops, so restart it).
+# Large send buffers, or the sockets, not the qdisc, hold the backlog.
+udp_flood() {
+	sysctl -qw net.core.wmem_max=8388608
+	ip netns exec b iperf3 -s -D >/dev/null
+	sleep 0.3
+	(
+		end=$(($(date +%s) + $1))
+		while [ "$(date +%s)" -lt $end ]; do
+			ip netns exec a iperf3 -u -b 0 -l 200 -P 2 -w 4M -t $((end - $(date +%s))) \
+				-c $B >/dev/null 2>&1 || sleep 0.2
+		done
+	) &
+	FLOODS="${FLOODS:-} $!"
+}
+
+stop_floods() {
+	kill $FLOODS 2>/dev/null || true
+	pkill iperf3 2>/dev/null || true	# the server too: its socket holds skbs
+	wait
+	FLOODS=
+}
+
+# wait_backlog NS DEV PACKETS SECS: until DEV's root qdisc queues PACKETS.
+wait_backlog() {
+	i=0
+	while [ "$(tc_stat "$1" "$2" qlen)" -lt "$3" ]; do
+		i=$((i + 1))
+		[ $i -le $(($4 * 10)) ] || return 1
+		sleep 0.1
+	done
 }

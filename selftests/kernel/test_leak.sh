@@ -1,0 +1,35 @@
+# Reset (link down) and destroy (delete) with packets queued free every
+# skb: the skbuff slab returns to its baseline. At least 1000 skbs are
+# queued in all; sockets, NAPI caches and neighbours hold up to ~150 more
+# for a while whatever the qdisc, so the margin is 400.
+. "$(dirname "$0")/lib.sh"
+
+expect "$BQ" load fifo
+veth_pair
+slow_receiver
+expect ip netns exec a tc qdisc replace dev va root bpf_fifo
+base=$(skb_slab)
+udp_flood 40
+
+wait_backlog a va 500 10 || fail "no queue built: $(ip netns exec a tc -s qdisc show dev va)"
+queued=$(tc_stat a va qlen)
+expect ip -n a link set va down
+note "reset with $queued packets queued"
+[ "$(tc_stat a va qlen)" = 0 ] || fail "qlen $(tc_stat a va qlen) after reset"
+[ "$(tc_stat a va backlog)" = 0 ] || fail "backlog $(tc_stat a va backlog) after reset"
+# The kernel zeroes qlen itself; the instance's own queue must be empty too.
+own=$("$BQ" list | awk '/^    enqueued/ { print $NF }')
+[ "$own" = 0 ] || fail "bpf_fifo still holds $own packets after reset"
+expect ip -n a link set va up
+
+wait_backlog a va 500 10 || fail "no queue built after reset"
+queued=$(tc_stat a va qlen)
+expect ip netns exec a tc qdisc del dev va root
+note "destroyed with $queued packets queued"
+
+stop_floods
+if ! wait_slab_below $((base + 400)) 10; then
+	fail "skbuff slab at $(skb_slab) objects, baseline $base"
+fi
+note "skbuff slab: baseline $base, after $(skb_slab)"
+exit 0

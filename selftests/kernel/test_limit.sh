@@ -1,0 +1,28 @@
+# With a queue that really builds (slow receiver), bpf_fifo holds at most
+# `limit` packets and counts every tail drop in tc -s and in its own stats.
+. "$(dirname "$0")/lib.sh"
+
+expect "$BQ" load fifo limit 50
+veth_pair
+slow_receiver
+expect ip netns exec a tc qdisc replace dev va root bpf_fifo
+udp_flood 5
+# Sample the queue while it is full; the flood starves the CPUs, so a
+# sample may come late.
+wait_backlog a va 20 5 || fail "no queue built: $(ip netns exec a tc -s qdisc show dev va)"
+max=0
+for i in 1 2 3 4 5; do
+	q=$(tc_stat a va qlen)
+	[ "$q" -le "$max" ] || max=$q
+done
+stop_floods
+note "max qlen seen $max; $(ip netns exec a tc -s qdisc show dev va | grep Sent)"
+# One more than the limit: the skb the kernel peeked and holds for requeue.
+[ "$max" -le 51 ] || fail "qlen $max above limit 50"
+drops=$(tc_stat a va drops)
+over=$(tc_stat a va overlimits)
+[ "$drops" -gt 0 ] || fail "no drops under overload"
+[ "$over" = "$drops" ] || fail "overlimits $over != drops $drops"
+own=$("$BQ" list | awk '/^    enqueued/ { print $8 }')
+[ "$own" = "$drops" ] || fail "bpfqdisc counted $own drops, tc $drops"
+exit 0
