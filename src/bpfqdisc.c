@@ -9,11 +9,11 @@
 #include <bpf/bpf.h>
 #include "lib.h"
 
-static void usage(FILE *f)
+static void usage(void)
 {
 	char names[256];
 
-	fprintf(f,
+	printf(
 		"Usage: bpfqdisc COMMAND [ARGS]\n"
 		"\n"
 		"  load KIND [--max-instances N] [--ring-slots N] [PARAM VALUE]...\n"
@@ -95,6 +95,10 @@ static int cmd_load(int argc, char **argv)
 		err = parse_u32(argv[i], argv[i + 1], dst);
 		if (err)
 			return err;
+	}
+	if (o.ring_slots & (o.ring_slots - 1)) {
+		bq_err("--ring-slots %u is not a power of two", o.ring_slots);
+		return BQ_EXIT_USAGE;
 	}
 	if (bq_kind_params(k, &set))
 		return BQ_EXIT_FAIL;
@@ -245,10 +249,13 @@ int main(int argc, char **argv)
 		{ "list", cmd_list }, { "params", cmd_params },
 	};
 
-	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||
-	    !strcmp(argv[1], "help")) {
-		usage(argc < 2 ? stderr : stdout);
-		return argc < 2 ? BQ_EXIT_USAGE : 0;
+	if (argc < 2) {
+		bq_err("no command (try bpfqdisc --help)");
+		return BQ_EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
+		usage();
+		return 0;
 	}
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		if (!strcmp(argv[1], cmds[i].name))

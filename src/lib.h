@@ -59,8 +59,8 @@ int bq_params_apply(struct bq_param_set *set, int argc, char **argv);
 
 /* --- kinds (loader.c) --- */
 struct bq_load_opts {
-	__u32 max_instances;
-	__u32 ring_slots;
+	__u32 max_instances;	/* > 0 */
+	__u32 ring_slots;	/* a power of two */
 	struct bq_params defaults;	/* what new qdiscs of the kind start with */
 };
 int bq_load(const struct bq_kind *k, const struct bq_load_opts *o);

@@ -219,10 +219,6 @@ int bq_load(const struct bq_kind *k, const struct bq_load_opts *o)
 		bq_err("%s is already loaded", k->kind);
 		return BQ_EXIT_FAIL;
 	}
-	if (o->ring_slots & (o->ring_slots - 1) || !o->ring_slots || !o->max_instances) {
-		bq_err("ring_slots must be a power of two and max_instances positive");
-		return BQ_EXIT_USAGE;
-	}
 	libbpf_set_print(libbpf_quiet);
 	obj = open_kind(k);
 	if (!obj)

@@ -1,0 +1,43 @@
+#!/bin/dash
+# The CLI's answers that need no BPF qdisc kernel: usage, bad input, and
+# (on a kernel without CONFIG_NET_SCH_BPF) the refusal that says why.
+# One PASS/FAIL/SKIP line per check.
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+BQ="$TOP/bin/bpfqdisc"
+
+check() { # name expected_exit regex cmd...
+	name=$1 code=$2 re=$3
+	shift 3
+	err=$("$@" 2>&1 >/dev/null)
+	rc=$?
+	if [ "$rc" != "$code" ]; then
+		echo "FAIL cli/$name: exit $rc, expected $code: $err"
+	elif ! echo "$err" | grep -Eq -- "$re"; then
+		echo "FAIL cli/$name: said '$err', expected /$re/"
+	elif [ -n "$err" ] && [ "$(echo "$err" | wc -l)" -ne 1 ]; then
+		echo "FAIL cli/$name: more than one line: $err"
+	else
+		echo "PASS cli/$name"
+	fi
+}
+
+check help 0 '' "$BQ" --help
+check no_command 2 'no command \(try bpfqdisc --help\)' "$BQ"
+check unknown_command 2 "unknown command 'frob'" "$BQ" frob
+check unknown_kind 2 "unknown qdisc 'nosuch' \(known: fifo" "$BQ" load nosuch
+check no_kind 2 "which qdisc\? known: fifo" "$BQ" load
+check unload_unknown 2 "unknown qdisc 'nosuch'" "$BQ" unload nosuch
+check bad_param 2 "unknown parameter 'bogus'" "$BQ" load fifo bogus 1
+check param_range 2 "limit 0 is out of range" "$BQ" load fifo limit 0
+check param_unit 2 "bad value '10x' for limit" "$BQ" load fifo limit 10x
+check bad_option 2 "unknown option '--nope'" "$BQ" load fifo --nope 1
+check ring_not_pow2 2 "--ring-slots 1000 is not a power of two" "$BQ" load fifo --ring-slots 1000
+
+if bpftool btf dump file /sys/kernel/btf/vmlinux 2>/dev/null | grep -q bpf_qdisc_skb_drop; then
+	echo "SKIP cli/unsupported_kernel: this kernel supports BPF qdiscs"
+elif [ "$(id -u)" != 0 ]; then
+	echo "SKIP cli/unsupported_kernel: needs root to get past the capability check"
+else
+	check unsupported_kernel 1 "this kernel \($(uname -r)\) cannot run BPF qdiscs: it needs CONFIG_NET_SCH_BPF \(Linux ≥ 6.16\)" \
+		"$BQ" load fifo
+fi
