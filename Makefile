@@ -35,6 +35,7 @@ LIB_SRCS := $(filter-out src/bpfqdisc.c,$(wildcard src/*.c))
 LIB_OBJS := $(patsubst src/%.c,$(OUTPUT)/%.o,$(LIB_SRCS))
 TEST_BPF_OBJS := $(patsubst selftests/bpf/%.bpf.c,$(OUTPUT)/%.bpf.o,$(wildcard selftests/bpf/*.bpf.c))
 UNIT_TESTS := $(patsubst selftests/unit/%.c,$(BIN)/%,$(wildcard selftests/unit/test_*.c))
+TEST_PROGS := $(patsubst selftests/progs/%.c,$(BIN)/%,$(wildcard selftests/progs/*.c))
 
 ifeq ($(V),1)
 Q :=
@@ -47,7 +48,7 @@ endif
 .DELETE_ON_ERROR:
 .PHONY: all deps test unit demo clean check-deps
 
-all: $(BIN)/bpfqdisc $(UNIT_TESTS) $(TEST_BPF_OBJS)
+all: $(BIN)/bpfqdisc $(UNIT_TESTS) $(TEST_PROGS) $(TEST_BPF_OBJS)
 
 deps:
 	tools/setup
@@ -93,6 +94,10 @@ $(BIN)/bpfqdisc: $(OUTPUT)/bpfqdisc.o $(LIB_OBJS) | $(BIN)
 $(BIN)/test_%: selftests/unit/test_%.c $(LIB_OBJS) | $(BIN)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) -Isrc $^ $(LDLIBS) -o $@
+
+$(BIN)/%: selftests/progs/%.c | $(BIN)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $< -o $@
 
 test: all
 	selftests/run

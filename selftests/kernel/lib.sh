@@ -101,25 +101,17 @@ slow_receiver() {
 }
 
 # udp_flood SECS: UDP from a to b as fast as it goes, in the background,
-# for SECS seconds (iperf3 gives up when the qdisc drops, so restart it).
-# Large send buffers, or the sockets, not the qdisc, hold the backlog.
+# for SECS seconds, from two senders (one per CPU). Nobody listens on b:
+# the far end discards them.
 udp_flood() {
-	sysctl -qw net.core.wmem_max=8388608
-	ip netns exec b iperf3 -s -D >/dev/null
-	sleep 0.3
-	(
-		end=$(($(date +%s) + $1))
-		while [ "$(date +%s)" -lt $end ]; do
-			ip netns exec a iperf3 -u -b 0 -l 200 -P 2 -w 4M -t $((end - $(date +%s))) \
-				-c $B >/dev/null 2>&1 || sleep 0.2
-		done
-	) &
-	FLOODS="${FLOODS:-} $!"
+	for i in 1 2; do
+		ip netns exec a "$TOP/bin/udpflood" $B 9 "$1" >/dev/null &
+		FLOODS="${FLOODS:-} $!"
+	done
 }
 
 stop_floods() {
 	kill $FLOODS 2>/dev/null || true
-	pkill iperf3 2>/dev/null || true	# the server too: its socket holds skbs
 	wait
 	FLOODS=
 }

@@ -20,10 +20,10 @@ sleep 0.3
 iperf3 -c 127.0.0.1 -p 5202 -t 4 >/dev/null &
 lo_pid=$!
 iperf_server b
-bpf=$(iperf_mbps a $B 3)
+bpf=$(iperf_mbps a $B 3 --bidir)
 wait $lo_pid || fail "iperf3 over lo failed"
-note "veth iperf3: pfifo_fast/noqueue $base Mbit/s, bpf_fifo (lo busy too) $bpf Mbit/s"
-# lo competes for the same 2 CPUs, so allow for that; a shared queue gives ~1%.
+note "veth iperf3: noqueue $base Mbit/s; bpf_fifo both ways, lo busy too: $bpf Mbit/s"
+# Traffic both ways and on lo shares the 2 CPUs; a shared queue gives ~1%.
 [ $((bpf * 100)) -ge $((base * 30)) ] || fail "bpf_fifo at $bpf Mbit/s vs $base without it"
 
 for ns_dev in "a va" "b vb"; do
