@@ -23,10 +23,11 @@ int BPF_PROG(fifo_enqueue, struct sk_buff *skb, struct Qdisc *sch,
 	     struct bpf_sk_buff_ptr *to_free)
 {
 	struct bq_instance *q = bq_instance(sch);
+	const struct bq_params *p = q ? bq_params_of(q) : NULL;
 
-	if (!q)
-		return bq_drop(sch, NULL, skb, to_free, BQ_DROP_NO_INSTANCE);
-	if (sch->q.qlen >= bq_param(q, FIFO_LIMIT))
+	if (!p)
+		return bq_drop(sch, q, skb, to_free, BQ_DROP_NO_INSTANCE);
+	if (sch->q.qlen >= p->v[FIFO_LIMIT])
 		return bq_drop(sch, q, skb, to_free, BQ_DROP_OVERLIMIT);
 	return bq_fifo_push(sch, q, skb, to_free);
 }

@@ -72,6 +72,20 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, BQ_DEFAULT_MAX_INSTANCES);
+	__type(key, u32);
+	__type(value, struct bq_params);
+} bq_params SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 64);
+	__type(key, struct bq_where);
+	__type(value, struct bq_params);
+} bq_pending SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, u32);
 	__type(value, struct bq_params);
@@ -99,9 +113,10 @@ static __always_inline struct bq_instance *bq_instance(struct Qdisc *sch)
 	return bpf_map_lookup_elem(&bq_instances, &key);
 }
 
-static __always_inline u64 bq_param(const struct bq_instance *q, u32 idx)
+/* The instance's parameters; user space may change them between packets. */
+static __always_inline const struct bq_params *bq_params_of(const struct bq_instance *q)
 {
-	return idx < BQ_MAX_PARAMS ? q->params.v[idx] : 0;
+	return bpf_map_lookup_elem(&bq_params, &q->slot);
 }
 
 /* --- counters: the one place that keeps qstats/bstats in step ---------- */
@@ -248,24 +263,33 @@ static __always_inline void bq_slot_release(u32 slot)
 		*owner = 0;
 }
 
-/* .init: state for a new qdisc, starting from the kind's defaults. */
+/* Parameters given for a qdisc created here, else the kind's defaults. */
+static __always_inline void bq_initial_params(const struct bq_where *where, u32 slot)
+{
+	struct bq_params *initial;
+	u32 zero = 0;
+
+	initial = bpf_map_lookup_elem(&bq_pending, where);
+	if (!initial)
+		initial = bpf_map_lookup_elem(&bq_defaults, &zero);
+	if (initial)
+		bpf_map_update_elem(&bq_params, &slot, initial, BPF_ANY);
+}
+
+/* .init: state for a new qdisc. */
 static __always_inline int bq_instance_create(struct Qdisc *sch)
 {
 	struct bq_instance fresh = {};
-	struct bq_params *defaults;
 	u64 key = (u64)sch;
-	u32 zero = 0;
 
 	if (bq_slot_claim(sch, &fresh.slot))
 		return -ENOSPC;
-	defaults = bpf_map_lookup_elem(&bq_defaults, &zero);
-	if (defaults)
-		fresh.params = *defaults;
-	fresh.ifindex = BPF_CORE_READ(sch, dev_queue, dev, ifindex);
-	fresh.netns_cookie = BPF_CORE_READ(sch, dev_queue, dev, nd_net.net, net_cookie);
+	fresh.where.ifindex = BPF_CORE_READ(sch, dev_queue, dev, ifindex);
+	fresh.where.netns_cookie = BPF_CORE_READ(sch, dev_queue, dev, nd_net.net, net_cookie);
+	fresh.where.parent = sch->parent;
 	fresh.handle = sch->handle;
-	fresh.parent = sch->parent;
 	fresh.created_ns = bpf_ktime_get_ns();
+	bq_initial_params(&fresh.where, fresh.slot);
 	if (bpf_map_update_elem(&bq_instances, &key, &fresh, BPF_NOEXIST)) {
 		bq_slot_release(fresh.slot);
 		return -ENOMEM;

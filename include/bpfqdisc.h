@@ -4,12 +4,17 @@
  *
  * Each qdisc object has the same maps, so one loader and one stats reader
  * serve every kind:
- *   bq_instances  HASH   Qdisc pointer -> struct bq_instance (state, params,
- *                        counters of one live qdisc)
+ *   bq_instances  HASH   Qdisc pointer -> struct bq_instance (state and
+ *                        counters of one live qdisc; written by BPF only)
  *   bq_slots      ARRAY  slot -> Qdisc pointer owning it (0 = free); a slot
  *                        numbers an instance's region in per-slot maps
- *   bq_fifo_ring  ARRAY  slot * ring_slots + i -> queued skb (kptr)
+ *   bq_params     ARRAY  slot -> struct bq_params of that instance; user space
+ *                        changes them live (bpfqdisc qdisc change)
+ *   bq_pending    HASH   struct bq_where -> struct bq_params for a qdisc about
+ *                        to be created there: .init takes them instead of
+ *                        the defaults, so no packet sees the defaults
  *   bq_defaults   ARRAY  [0] -> struct bq_params an instance starts with
+ *   bq_fifo_ring  ARRAY  slot * ring_slots + i -> queued skb (kptr)
  * Included by both BPF (after vmlinux.h) and user space (after linux/types.h).
  */
 #ifndef BPFQDISC_H
@@ -74,19 +79,23 @@ struct bq_fifo {
 	__u32 tail;		/* next ring index to fill */
 };
 
+/* Where a qdisc sits: device (in its netns) and parent handle. */
+struct bq_where {
+	__u64 netns_cookie;
+	__u32 ifindex;
+	__u32 parent;		/* TC_H_ROOT (0xffffffff) for root */
+};
+
 struct bq_instance {
 	/* Hot: touched by every packet. */
 	__u32 slot;
 	__u32 pad;
 	struct bq_fifo fifo;
 	struct bq_counters cnt;
-	struct bq_params params;
 	/* Cold: who this is, for user space. */
-	__u32 ifindex;
+	struct bq_where where;
 	__u32 handle;
-	__u32 parent;
 	__u32 pad2;
-	__u64 netns_cookie;
 	__u64 created_ns;	/* CLOCK_MONOTONIC */
 };
 

@@ -26,6 +26,16 @@ static void usage(void)
 		"      Show every kind, whether it is loaded, its defaults and its live qdiscs.\n"
 		"  params KIND\n"
 		"      Show the parameters of KIND: unit, default and range.\n"
+		"  qdisc add|replace dev DEV [root | parent X:Y] [handle X:] KIND [PARAM VALUE]...\n"
+		"      Create a qdisc as tc would, with its parameters applied from its first\n"
+		"      packet on. replace on a qdisc of the same kind changes its parameters.\n"
+		"  qdisc change dev DEV [root | parent X:Y | handle X:] PARAM VALUE...\n"
+		"      Change parameters of a live qdisc; the next packets see them.\n"
+		"  qdisc show [dev DEV] [-s] [-j]\n"
+		"      Every qdisc, as tc shows it, with BPF qdiscs' parameters and counters.\n"
+		"  stats [dev DEV] [-j | --prometheus] [--interval N]\n"
+		"      The BPF qdiscs' stats: tc's and their own (drops by reason, marks...).\n"
+		"      --prometheus writes the text format for node_exporter's textfile collector.\n"
 		"\n"
 		"Kinds: %s\n"
 		"\n"
@@ -34,6 +44,9 @@ static void usage(void)
 		"  tc qdisc replace dev eth0 root bpf_fifo\n"
 		"  tc -s qdisc show dev eth0\n"
 		"  bpfqdisc load fifo limit 5000\n"
+		"  bpfqdisc qdisc add dev eth0 root bpf_fifo limit 200\n"
+		"  bpfqdisc qdisc change dev eth0 root limit 500\n"
+		"  bpfqdisc stats -j\n"
 		"  bpfqdisc unload fifo --force\n",
 		bq_kind_names(names, sizeof(names)));
 }
@@ -150,41 +163,29 @@ static void print_handle(const char *what, __u32 h)
 		printf(" %s %x:%x", what, h >> 16, h & 0xffff);
 }
 
-static void print_instance(const struct bq_param_set *set, const struct bq_instance_info *ii,
-			   __u64 our_netns)
+static void print_instance(const struct bq_kind *k, const struct bq_param_set *set,
+			   const struct bq_instance_info *ii, __u64 our_netns)
 {
 	const struct bq_instance *q = &ii->inst;
+	struct bq_params params;
 	char dev[IF_NAMESIZE];
 	__u64 drops = 0;
 
 	for (int i = 0; i < BQ_DROP__MAX; i++)
 		drops += q->cnt.drops[i];
-	if (q->netns_cookie == our_netns && if_indextoname(q->ifindex, dev))
+	if (q->where.netns_cookie == our_netns && if_indextoname(q->where.ifindex, dev))
 		printf("  dev %s", dev);
 	else
-		printf("  ifindex %u netns %llu", q->ifindex, (unsigned long long)q->netns_cookie);
+		printf("  ifindex %u netns %llu", q->where.ifindex,
+		       (unsigned long long)q->where.netns_cookie);
 	print_handle("handle", q->handle);
-	print_handle("parent", q->parent);
-	print_params(set, &q->params);
+	print_handle("parent", q->where.parent);
+	if (!bq_read_params(k, q->slot, &params))
+		print_params(set, &params);
 	printf("\n    enqueued %llu dequeued %llu (%llu bytes) dropped %llu qlen %u\n",
 	       (unsigned long long)q->cnt.enqueued, (unsigned long long)q->cnt.dequeued,
 	       (unsigned long long)q->cnt.dequeued_bytes, (unsigned long long)drops,
 	       q->fifo.tail - q->fifo.head);
-}
-
-static int read_defaults(const struct bq_kind *k, struct bq_params *val)
-{
-	char path[256];
-	__u32 zero = 0;
-	int fd, err;
-
-	snprintf(path, sizeof(path), "%s/%s/bq_defaults", BQ_PIN_ROOT, k->name);
-	fd = bpf_obj_get(path);
-	if (fd < 0)
-		return -errno;
-	err = bpf_map_lookup_elem(fd, &zero, val);
-	close(fd);
-	return err;
 }
 
 static int cmd_list(int argc, char **argv)
@@ -206,7 +207,7 @@ static int cmd_list(int argc, char **argv)
 			continue;
 		}
 		printf("%-10s loaded     %s\n", k->kind, k->summary);
-		if (!bq_kind_params(k, &set) && !read_defaults(k, &defaults)) {
+		if (!bq_kind_params(k, &set) && !bq_read_defaults(k, &defaults)) {
 			printf("  defaults:");
 			print_params(&set, &defaults);
 			printf("\n");
@@ -214,7 +215,7 @@ static int cmd_list(int argc, char **argv)
 		if (bq_instances(k, &v, &n) < 0)
 			bq_err("cannot read the instances of %s: %s", k->kind, strerror(errno));
 		for (size_t j = 0; j < n; j++)
-			print_instance(&set, &v[j], our_netns);
+			print_instance(k, &set, &v[j], our_netns);
 		free(v);
 	}
 	return 0;
@@ -247,6 +248,7 @@ int main(int argc, char **argv)
 	static const struct { const char *name; int (*fn)(int, char **); } cmds[] = {
 		{ "load", cmd_load }, { "unload", cmd_unload },
 		{ "list", cmd_list }, { "params", cmd_params },
+		{ "qdisc", bq_cmd_qdisc }, { "stats", bq_cmd_stats },
 	};
 
 	if (argc < 2) {

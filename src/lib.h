@@ -69,11 +69,39 @@ bool bq_is_loaded(const struct bq_kind *k);
 /* Reads the kind's parameter table out of its object. */
 int bq_kind_params(const struct bq_kind *k, struct bq_param_set *set);
 
+/* A pinned map of a loaded kind: an fd, or -1 with errno set. */
+int bq_open_map(const struct bq_kind *k, const char *map);
+/* Each returns 0 or -errno. */
+int bq_read_defaults(const struct bq_kind *k, struct bq_params *val);
+int bq_read_params(const struct bq_kind *k, __u32 slot, struct bq_params *val);
+int bq_write_params(const struct bq_kind *k, __u32 slot, const struct bq_params *val);
+
 struct bq_instance_info {
 	__u64 key;
 	struct bq_instance inst;
 };
 /* Live instances of a loaded kind; *n set. Caller frees. -errno on error. */
 int bq_instances(const struct bq_kind *k, struct bq_instance_info **out, size_t *n);
+
+/* --- commands beyond load/unload/list (qdisc.c, show.c) --- */
+int bq_parse_handle(const char *text, __u32 *out);
+int bq_cmd_qdisc(int argc, char **argv);
+int bq_cmd_qdisc_show(int argc, char **argv);
+int bq_cmd_stats(int argc, char **argv);
+
+/* --- rtnetlink (nl.c) --- */
+struct bq_qdisc_info {
+	int ifindex;
+	char dev[16];
+	char kind[BQ_KIND_LEN];
+	__u32 handle, parent;
+	__u64 bytes;
+	__u32 packets, qlen, backlog, drops, requeues, overlimits;
+};
+/* Creates (or with replace, replaces) a qdisc; msg gets the kernel's words. */
+int bq_nl_qdisc_new(int ifindex, __u32 parent, __u32 handle, const char *kind, bool replace,
+		    char *msg, size_t msglen);
+/* Qdiscs of ifindex (0: all) in this netns. Caller frees *out. 0 or -errno. */
+int bq_nl_qdisc_list(int ifindex, struct bq_qdisc_info **out, size_t *n);
 
 #endif

@@ -18,7 +18,9 @@
 #include "lib.h"
 
 /* Maps that user space reads after load. */
-static const char *const pinned_maps[] = { "bq_instances", "bq_defaults", "bq_slots" };
+static const char *const pinned_maps[] = {
+	"bq_instances", "bq_defaults", "bq_slots", "bq_params", "bq_pending",
+};
 
 static void pin_path(char *buf, size_t len, const struct bq_kind *k, const char *what)
 {
@@ -105,6 +107,7 @@ static int size_maps(struct bpf_object *obj, const struct bq_load_opts *o)
 	struct { const char *name; __u32 entries; } sizes[] = {
 		{ "bq_instances", o->max_instances },
 		{ "bq_slots", o->max_instances },
+		{ "bq_params", o->max_instances },
 		{ "bq_fifo_ring", o->max_instances * o->ring_slots },
 	};
 
@@ -233,7 +236,7 @@ int bq_load(const struct bq_kind *k, const struct bq_load_opts *o)
 	return err;
 }
 
-static int open_pinned(const struct bq_kind *k, const char *map)
+int bq_open_map(const struct bq_kind *k, const char *map)
 {
 	char path[256];
 
@@ -241,9 +244,39 @@ static int open_pinned(const struct bq_kind *k, const char *map)
 	return bpf_obj_get(path);
 }
 
+static int map_io(const struct bq_kind *k, const char *map, const void *key, void *val,
+		  bool write)
+{
+	int fd = bq_open_map(k, map), err;
+
+	if (fd < 0)
+		return -errno;
+	err = write ? bpf_map_update_elem(fd, key, val, BPF_ANY) : bpf_map_lookup_elem(fd, key, val);
+	err = err ? -errno : 0;
+	close(fd);
+	return err;
+}
+
+int bq_read_defaults(const struct bq_kind *k, struct bq_params *val)
+{
+	__u32 zero = 0;
+
+	return map_io(k, "bq_defaults", &zero, val, false);
+}
+
+int bq_read_params(const struct bq_kind *k, __u32 slot, struct bq_params *val)
+{
+	return map_io(k, "bq_params", &slot, val, false);
+}
+
+int bq_write_params(const struct bq_kind *k, __u32 slot, const struct bq_params *val)
+{
+	return map_io(k, "bq_params", &slot, (void *)val, true);
+}
+
 int bq_instances(const struct bq_kind *k, struct bq_instance_info **out, size_t *n)
 {
-	int fd = open_pinned(k, "bq_instances");
+	int fd = bq_open_map(k, "bq_instances");
 	struct bq_instance_info *v = NULL, *grown;
 	size_t cap = 0;
 	__u64 key, prev;

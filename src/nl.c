@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Just enough rtnetlink to create qdiscs and list them with their stats,
+ * so bpfqdisc does not depend on tc's output format.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <net/if.h>
+#include <sys/socket.h>
+#include <linux/gen_stats.h>
+#include <linux/netlink.h>
+#include <linux/pkt_sched.h>
+#include <linux/rtnetlink.h>
+#include "lib.h"
+
+#ifndef NETLINK_EXT_ACK
+#define NETLINK_EXT_ACK 11
+#endif
+
+struct nl_req {
+	struct nlmsghdr nh;
+	struct tcmsg tc;
+	char attrs[64];
+};
+
+static int nl_open(void)
+{
+	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE), one = 1;
+
+	if (fd >= 0)
+		setsockopt(fd, SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one));
+	return fd;
+}
+
+static void add_attr(struct nlmsghdr *nh, unsigned short type, const void *data, size_t len)
+{
+	struct rtattr *rta = (struct rtattr *)((char *)nh + NLMSG_ALIGN(nh->nlmsg_len));
+
+	rta->rta_type = type;
+	rta->rta_len = RTA_LENGTH(len);
+	memcpy(RTA_DATA(rta), data, len);
+	nh->nlmsg_len = NLMSG_ALIGN(nh->nlmsg_len) + RTA_ALIGN(rta->rta_len);
+}
+
+/* The kernel's extended ack message, if it sent one. */
+static void ext_ack(const struct nlmsghdr *nh, char *msg, size_t len)
+{
+	const struct nlmsgerr *e = NLMSG_DATA(nh);
+	size_t off = sizeof(*e);
+	const struct rtattr *rta;
+	int left;
+
+	if (!(nh->nlmsg_flags & NLM_F_ACK_TLVS))
+		return;
+	if (!(nh->nlmsg_flags & NLM_F_CAPPED))
+		off += e->msg.nlmsg_len - sizeof(e->msg);
+	rta = (const struct rtattr *)((const char *)e + off);
+	left = nh->nlmsg_len - NLMSG_HDRLEN - off;
+	for (; RTA_OK(rta, left); rta = RTA_NEXT(rta, left))
+		if (rta->rta_type == NLMSGERR_ATTR_MSG)
+			snprintf(msg, len, "%s", (const char *)RTA_DATA(rta));
+}
+
+int bq_nl_qdisc_new(int ifindex, __u32 parent, __u32 handle, const char *kind, bool replace,
+		    char *msg, size_t msglen)
+{
+	struct nl_req req = {
+		.nh.nlmsg_len = NLMSG_LENGTH(sizeof(struct tcmsg)),
+		.nh.nlmsg_type = RTM_NEWQDISC,
+		.nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | NLM_F_CREATE |
+				  (replace ? NLM_F_REPLACE : NLM_F_EXCL),
+		.tc.tcm_family = AF_UNSPEC,
+		.tc.tcm_ifindex = ifindex,
+		.tc.tcm_parent = parent,
+		.tc.tcm_handle = handle,
+	};
+	char buf[4096];
+	int fd = nl_open(), err = -EIO;
+	ssize_t n;
+
+	msg[0] = '\0';
+	if (fd < 0)
+		return -errno;
+	add_attr(&req.nh, TCA_KIND, kind, strlen(kind) + 1);
+	if (send(fd, &req, req.nh.nlmsg_len, 0) < 0) {
+		err = -errno;
+	} else if ((n = recv(fd, buf, sizeof(buf), 0)) > 0) {
+		struct nlmsghdr *nh = (struct nlmsghdr *)buf;
+
+		if (NLMSG_OK(nh, (size_t)n) && nh->nlmsg_type == NLMSG_ERROR) {
+			err = ((struct nlmsgerr *)NLMSG_DATA(nh))->error;
+			ext_ack(nh, msg, msglen);
+		}
+	}
+	close(fd);
+	return err;
+}
+
+static void parse_stats(struct rtattr *nest, struct bq_qdisc_info *q)
+{
+	int left = RTA_PAYLOAD(nest);
+	struct rtattr *rta = RTA_DATA(nest);
+
+	for (; RTA_OK(rta, left); rta = RTA_NEXT(rta, left)) {
+		if (rta->rta_type == TCA_STATS_BASIC &&
+		    RTA_PAYLOAD(rta) >= sizeof(struct gnet_stats_basic)) {
+			struct gnet_stats_basic b;
+
+			memcpy(&b, RTA_DATA(rta), sizeof(b));
+			q->bytes = b.bytes;
+			q->packets = b.packets;
+		} else if (rta->rta_type == TCA_STATS_QUEUE &&
+			   RTA_PAYLOAD(rta) >= sizeof(struct gnet_stats_queue)) {
+			struct gnet_stats_queue s;
+
+			memcpy(&s, RTA_DATA(rta), sizeof(s));
+			q->qlen = s.qlen;
+			q->backlog = s.backlog;
+			q->drops = s.drops;
+			q->requeues = s.requeues;
+			q->overlimits = s.overlimits;
+		}
+	}
+}
+
+static void parse_qdisc(struct nlmsghdr *nh, struct bq_qdisc_info *q)
+{
+	struct tcmsg *tc = NLMSG_DATA(nh);
+	struct rtattr *rta = (struct rtattr *)((char *)tc + NLMSG_ALIGN(sizeof(*tc)));
+	int left = nh->nlmsg_len - NLMSG_LENGTH(sizeof(*tc));
+
+	memset(q, 0, sizeof(*q));
+	q->ifindex = tc->tcm_ifindex;
+	q->handle = tc->tcm_handle;
+	q->parent = tc->tcm_parent;
+	if (!if_indextoname(q->ifindex, q->dev))
+		snprintf(q->dev, sizeof(q->dev), "if%d", q->ifindex);
+	for (; RTA_OK(rta, left); rta = RTA_NEXT(rta, left)) {
+		if (rta->rta_type == TCA_KIND)
+			snprintf(q->kind, sizeof(q->kind), "%s", (char *)RTA_DATA(rta));
+		else if (rta->rta_type == TCA_STATS2)
+			parse_stats(rta, q);
+	}
+}
+
+static int push(struct bq_qdisc_info **v, size_t *n, size_t *cap, struct nlmsghdr *nh)
+{
+	if (*n == *cap) {
+		struct bq_qdisc_info *grown;
+
+		*cap = *cap ? *cap * 2 : 16;
+		grown = realloc(*v, *cap * sizeof(**v));
+		if (!grown)
+			return -ENOMEM;
+		*v = grown;
+	}
+	parse_qdisc(nh, &(*v)[(*n)++]);
+	return 0;
+}
+
+int bq_nl_qdisc_list(int ifindex, struct bq_qdisc_info **out, size_t *n)
+{
+	struct nl_req req = {
+		.nh.nlmsg_len = NLMSG_LENGTH(sizeof(struct tcmsg)),
+		.nh.nlmsg_type = RTM_GETQDISC,
+		.nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP,
+		.tc.tcm_family = AF_UNSPEC,
+		.tc.tcm_ifindex = ifindex,
+	};
+	static char buf[1 << 16];
+	int fd = nl_open(), err = 0;
+	size_t cap = 0;
+	bool done = false;
+
+	*out = NULL;
+	*n = 0;
+	if (fd < 0 || send(fd, &req, req.nh.nlmsg_len, 0) < 0)
+		err = -errno;
+	while (!err && !done) {
+		ssize_t len = recv(fd, buf, sizeof(buf), 0);
+		struct nlmsghdr *nh = (struct nlmsghdr *)buf;
+
+		if (len <= 0) {
+			err = len < 0 ? -errno : -EIO;
+			break;
+		}
+		for (; NLMSG_OK(nh, (size_t)len) && !err; nh = NLMSG_NEXT(nh, len)) {
+			if (nh->nlmsg_type == NLMSG_DONE)
+				done = true;
+			else if (nh->nlmsg_type == NLMSG_ERROR)
+				err = ((struct nlmsgerr *)NLMSG_DATA(nh))->error ?: -EIO;
+			else if (nh->nlmsg_type == RTM_NEWQDISC &&
+				 (!ifindex || ((struct tcmsg *)NLMSG_DATA(nh))->tcm_ifindex == ifindex))
+				err = push(out, n, &cap, nh);
+		}
+	}
+	if (fd >= 0)
+		close(fd);
+	return err;
+}

@@ -1,0 +1,287 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bpfqdisc qdisc add|replace|change|show: tc's syntax, with parameters.
+ *
+ * tc cannot pass options to a BPF qdisc, so parameters travel through maps.
+ * To create a qdisc with parameters atomically, they are first written to
+ * bq_pending under the place the qdisc will sit (netns, ifindex, parent);
+ * the qdisc's .init takes them from there, so its first packet already sees
+ * them. A change rewrites the instance's entry in bq_params, which the
+ * qdisc reads for every packet. Writers of one kind hold a lock on its pin
+ * directory, so a second writer is refused rather than interleaved.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/file.h>
+#include <bpf/bpf.h>
+#include "lib.h"
+
+#define TC_H_ROOT 0xFFFFFFFFU
+
+struct qdisc_req {
+	const char *dev;
+	int ifindex;
+	__u32 parent;		/* TC_H_ROOT unless "parent X:Y" */
+	__u32 handle;		/* 0: let the kernel pick */
+	const struct bq_kind *kind;
+	int nparams;
+	char **params;
+};
+
+/* tc's handle syntax: "1:" (major only), "1:2", hex digits. */
+int bq_parse_handle(const char *text, __u32 *out)
+{
+	unsigned long maj, min = 0;
+	char *end;
+
+	maj = strtoul(text, &end, 16);
+	if (end == text || *end != ':' || maj > 0xffff)
+		return -EINVAL;
+	if (end[1]) {
+		const char *m = end + 1;
+
+		min = strtoul(m, &end, 16);
+		if (end == m || *end || min > 0xffff)
+			return -EINVAL;
+	}
+	*out = maj << 16 | min;
+	return 0;
+}
+
+static int usage_err(const char *fmt, const char *arg)
+{
+	char buf[256];
+
+	snprintf(buf, sizeof(buf), fmt, arg);
+	bq_err("%s", buf);
+	return BQ_EXIT_USAGE;
+}
+
+/* dev DEV [root | parent X:Y] [handle X:] [KIND] [PARAM VALUE]... */
+static int parse_req(int argc, char **argv, struct qdisc_req *r, bool need_kind)
+{
+	int i;
+
+	memset(r, 0, sizeof(*r));
+	r->parent = TC_H_ROOT;
+	for (i = 0; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (!strcmp(a, "root")) {
+			r->parent = TC_H_ROOT;
+		} else if (!strcmp(a, "dev") || !strcmp(a, "parent") || !strcmp(a, "handle")) {
+			if (!v)
+				return usage_err("'%s' needs a value", a);
+			if (a[0] == 'd')
+				r->dev = v;
+			else if (bq_parse_handle(v, a[0] == 'p' ? &r->parent : &r->handle))
+				return usage_err("bad handle '%s' (expected MAJOR:[MINOR] in hex)", v);
+			i++;
+		} else if ((r->kind = bq_kind_find(a))) {
+			i++;
+			break;
+		} else if (need_kind) {
+			char names[256];
+
+			bq_err("unknown qdisc '%s' (known: %s)", a, bq_kind_names(names, sizeof(names)));
+			return BQ_EXIT_USAGE;
+		} else {
+			break;	/* parameters follow */
+		}
+	}
+	if (!r->dev)
+		return usage_err("%s", "which device? (dev DEV)");
+	if (need_kind && !r->kind)
+		return usage_err("%s", "which qdisc? (e.g. bpf_fifo)");
+	r->ifindex = if_nametoindex(r->dev);
+	if (!r->ifindex)
+		return usage_err("no such device '%s'", r->dev);
+	r->nparams = argc - i;
+	r->params = argv + i;
+	return 0;
+}
+
+static int require_loaded(const struct bq_kind *k)
+{
+	if (bq_is_loaded(k))
+		return 0;
+	bq_err("%s is not loaded (bpfqdisc load %s)", k->kind, k->name);
+	return BQ_EXIT_USAGE;
+}
+
+/* Exclusive right to write parameters of kind k; -1 when someone has it. */
+static int lock_kind(const struct bq_kind *k)
+{
+	char path[256];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", BQ_PIN_ROOT, k->name);
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB)) {
+		close(fd);
+		fd = -1;
+	}
+	if (fd < 0)
+		bq_err("another bpfqdisc is changing %s qdiscs; try again", k->kind);
+	return fd;
+}
+
+/* Parameters: base values, then "name value" pairs from the request. */
+static int build_params(const struct qdisc_req *r, const struct bq_params *base,
+			struct bq_param_set *set)
+{
+	if (bq_kind_params(r->kind, set))
+		return BQ_EXIT_FAIL;
+	set->val = *base;
+	return bq_params_apply(set, r->nparams, r->params);
+}
+
+/* The live instance of a BPF kind at r's place (handle if given, else parent). */
+static int find_instance(const struct qdisc_req *r, const struct bq_kind **kind,
+			 struct bq_instance *inst)
+{
+	__u64 netns = bq_self_netns_cookie();
+
+	for (size_t i = 0; i < bq_nkinds; i++) {
+		const struct bq_kind *k = &bq_kinds[i];
+		struct bq_instance_info *v;
+		size_t n;
+		bool found = false;
+
+		if ((r->kind && r->kind != k) || !bq_is_loaded(k) || bq_instances(k, &v, &n))
+			continue;
+		for (size_t j = 0; j < n && !found; j++) {
+			const struct bq_instance *q = &v[j].inst;
+
+			found = q->where.netns_cookie == netns && (int)q->where.ifindex == r->ifindex &&
+				(r->handle ? q->handle == r->handle : q->where.parent == r->parent);
+			if (found)
+				*inst = *q;
+		}
+		free(v);
+		if (found) {
+			*kind = k;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+static int change_instance(struct qdisc_req *r)
+{
+	struct bq_instance inst;
+	struct bq_params cur;
+	struct bq_param_set set;
+	int lock, err;
+
+	if (find_instance(r, &r->kind, &inst)) {
+		bq_err("no BPF qdisc of bpfqdisc at %s %s", r->dev,
+		       r->handle ? "with that handle" : r->parent == TC_H_ROOT ? "root" : "with that parent");
+		return BQ_EXIT_USAGE;
+	}
+	if (bq_read_params(r->kind, inst.slot, &cur)) {
+		bq_err("cannot read the parameters of %s on %s: %s", r->kind->kind, r->dev, strerror(errno));
+		return BQ_EXIT_FAIL;
+	}
+	err = build_params(r, &cur, &set);
+	if (err)
+		return err;
+	lock = lock_kind(r->kind);
+	if (lock < 0)
+		return BQ_EXIT_USAGE;
+	err = bq_write_params(r->kind, inst.slot, &set.val);
+	close(lock);
+	if (err) {
+		bq_err("cannot change %s on %s: %s", r->kind->kind, r->dev, strerror(-err));
+		return BQ_EXIT_FAIL;
+	}
+	return 0;
+}
+
+/* The kind of the qdisc now at r's place, "" if none. */
+static void current_kind(const struct qdisc_req *r, char *kind, size_t len)
+{
+	struct bq_qdisc_info *v;
+	size_t n;
+
+	kind[0] = '\0';
+	if (bq_nl_qdisc_list(r->ifindex, &v, &n))
+		return;
+	for (size_t i = 0; i < n; i++)
+		if (r->handle ? v[i].handle == r->handle : v[i].parent == r->parent)
+			snprintf(kind, len, "%s", v[i].kind);
+	free(v);
+}
+
+static int create(struct qdisc_req *r, bool replace)
+{
+	struct bq_where where = { bq_self_netns_cookie(), r->ifindex, r->parent };
+	struct bq_param_set set;
+	struct bq_params defaults;
+	char msg[256], now[BQ_KIND_LEN];
+	int lock, pending, err;
+
+	if (bq_read_defaults(r->kind, &defaults)) {
+		bq_err("cannot read the defaults of %s: %s", r->kind->kind, strerror(errno));
+		return BQ_EXIT_FAIL;
+	}
+	err = build_params(r, &defaults, &set);
+	if (err)
+		return err;
+	current_kind(r, now, sizeof(now));
+	if (replace && !strcmp(now, r->kind->kind))
+		return change_instance(r);	/* BPF qdiscs have no .change */
+	lock = lock_kind(r->kind);
+	if (lock < 0)
+		return BQ_EXIT_USAGE;
+	pending = bq_open_map(r->kind, "bq_pending");
+	if (pending < 0 || bpf_map_update_elem(pending, &where, &set.val, BPF_NOEXIST)) {
+		bq_err("cannot stage the parameters of %s: %s", r->kind->kind, strerror(errno));
+		err = BQ_EXIT_FAIL;
+	} else {
+		err = bq_nl_qdisc_new(r->ifindex, r->parent, r->handle, r->kind->kind, replace,
+				      msg, sizeof(msg));
+		bpf_map_delete_elem(pending, &where);
+		if (err)
+			bq_err("cannot %s %s on %s: %s", replace ? "replace with" : "add", r->kind->kind,
+			       r->dev, msg[0] ? msg : strerror(-err));
+		err = !err ? 0 : err == -EINVAL || err == -EEXIST || err == -ENOENT ? BQ_EXIT_USAGE
+										    : BQ_EXIT_FAIL;
+	}
+	if (pending >= 0)
+		close(pending);
+	close(lock);
+	return err;
+}
+
+int bq_cmd_qdisc(int argc, char **argv)
+{
+	const char *verb = argc > 1 ? argv[1] : "show";
+	struct qdisc_req r;
+	int err;
+
+	if (!strcmp(verb, "show") || !strcmp(verb, "list") || !strcmp(verb, "ls"))
+		return bq_cmd_qdisc_show(argc - 1, argv + 1);
+	if (strcmp(verb, "add") && strcmp(verb, "replace") && strcmp(verb, "change")) {
+		bq_err("unknown qdisc command '%s' (add, replace, change, show)", verb);
+		return BQ_EXIT_USAGE;
+	}
+	err = parse_req(argc - 2, argv + 2, &r, verb[0] != 'c');
+	if (err)
+		return err;
+	if (verb[0] == 'c' && !r.nparams)
+		return usage_err("%s", "nothing to change: give PARAM VALUE pairs");
+	err = bq_check_caps(BQ_NEED_LOAD) ?: bq_check_kernel() ?: bq_ensure_bpffs();
+	if (err)
+		return err;
+	if (r.kind && (err = require_loaded(r.kind)))
+		return err;
+	if (verb[0] == 'c')
+		return change_instance(&r);
+	return create(&r, verb[0] == 'r');
+}

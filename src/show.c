@@ -1,0 +1,330 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bpfqdisc qdisc show / bpfqdisc stats: the kernel's view of each qdisc
+ * (rtnetlink: kind, handle, bstats, qstats) joined with the BPF instance's
+ * parameters and counters, as text, JSON (like tc -j) or Prometheus text.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <net/if.h>
+#include "lib.h"
+
+#define TC_H_ROOT 0xFFFFFFFFU
+
+static const char *const drop_names[BQ_DROP__MAX] = {
+	[BQ_DROP_OVERLIMIT] = "overlimit", [BQ_DROP_FLOW_LIMIT] = "flow_limit",
+	[BQ_DROP_HORIZON] = "horizon", [BQ_DROP_NOMEM] = "nomem",
+	[BQ_DROP_RATE] = "rate", [BQ_DROP_NO_INSTANCE] = "no_instance",
+};
+
+enum fmt { FMT_TEXT, FMT_JSON, FMT_PROM };
+
+struct view {
+	struct bq_qdisc_info tc;
+	const struct bq_kind *kind;	/* NULL: not one of ours, or not loaded */
+	struct bq_instance inst;
+	struct bq_param_set set;	/* set.val: the instance's parameters */
+};
+
+struct opts {
+	int ifindex;
+	bool stats, ours_only;
+	enum fmt fmt;
+	unsigned interval;
+};
+
+/* JSON string: device names may hold any printable byte but '/' and ':'. */
+static void json_str(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			printf("\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			printf("\\u%04x", *s);
+		else
+			putchar(*s);
+	}
+	putchar('"');
+}
+
+static void handle_str(__u32 h, char *buf, size_t len)
+{
+	if (h == TC_H_ROOT)
+		snprintf(buf, len, "root");
+	else if (h & 0xffff)
+		snprintf(buf, len, "%x:%x", h >> 16, h & 0xffff);
+	else
+		snprintf(buf, len, "%x:", h >> 16);
+}
+
+static bool join_instance(struct view *v, __u64 netns)
+{
+	struct bq_instance_info *inst;
+	size_t n;
+	bool found = false;
+
+	if (!v->kind || bq_instances(v->kind, &inst, &n))
+		return false;
+	for (size_t i = 0; i < n && !found; i++) {
+		found = inst[i].inst.where.netns_cookie == netns &&
+			(int)inst[i].inst.where.ifindex == v->tc.ifindex &&
+			inst[i].inst.handle == v->tc.handle;
+		if (found)
+			v->inst = inst[i].inst;
+	}
+	free(inst);
+	return found && !bq_kind_params(v->kind, &v->set) &&
+	       !bq_read_params(v->kind, v->inst.slot, &v->set.val);
+}
+
+static int collect(const struct opts *o, struct view **out, size_t *n)
+{
+	struct bq_qdisc_info *tc;
+	size_t ntc, m = 0;
+	__u64 netns = bq_self_netns_cookie();
+	int err = bq_nl_qdisc_list(o->ifindex, &tc, &ntc);
+
+	*out = NULL;
+	*n = 0;
+	if (err)
+		return err;
+	*out = calloc(ntc ? ntc : 1, sizeof(**out));
+	if (!*out) {
+		free(tc);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < ntc; i++) {
+		struct view *v = &(*out)[m];
+		const struct bq_kind *k = bq_kind_find(tc[i].kind);
+
+		v->tc = tc[i];
+		v->kind = k && !strcmp(k->kind, tc[i].kind) && bq_is_loaded(k) ? k : NULL;
+		if (!join_instance(v, netns))
+			v->kind = NULL;
+		if (v->kind || !o->ours_only)
+			m++;
+	}
+	free(tc);
+	*n = m;
+	return 0;
+}
+
+static void print_text(const struct view *v, bool stats)
+{
+	char h[16], p[16], val[32];
+
+	handle_str(v->tc.handle, h, sizeof(h));
+	handle_str(v->tc.parent, p, sizeof(p));
+	printf("qdisc %s %s dev %s %s%s", v->tc.kind, h, v->tc.dev,
+	       v->tc.parent == TC_H_ROOT ? "" : "parent ", p);
+	for (size_t i = 0; v->kind && i < v->set.n; i++)
+		printf(" %s %s", v->set.desc[i].name,
+		       bq_format_value(v->set.desc[i].unit, v->set.val.v[i], val, sizeof(val)));
+	printf("\n");
+	if (!stats)
+		return;
+	printf(" Sent %llu bytes %u pkt (dropped %u, overlimits %u requeues %u)\n"
+	       " backlog %ub %up requeues %u\n",
+	       (unsigned long long)v->tc.bytes, v->tc.packets, v->tc.drops, v->tc.overlimits,
+	       v->tc.requeues, v->tc.backlog, v->tc.qlen, v->tc.requeues);
+	if (!v->kind)
+		return;
+	printf(" enqueued %llu dequeued %llu marks %llu throttled %llu resets %llu\n drops",
+	       (unsigned long long)v->inst.cnt.enqueued, (unsigned long long)v->inst.cnt.dequeued,
+	       (unsigned long long)v->inst.cnt.marks, (unsigned long long)v->inst.cnt.overlimits,
+	       (unsigned long long)v->inst.cnt.resets);
+	for (int i = 0; i < BQ_DROP__MAX; i++)
+		printf(" %s %llu", drop_names[i], (unsigned long long)v->inst.cnt.drops[i]);
+	printf("\n");
+}
+
+static void print_json(const struct view *v, bool stats)
+{
+	char h[16], p[16];
+
+	handle_str(v->tc.handle, h, sizeof(h));
+	handle_str(v->tc.parent, p, sizeof(p));
+	printf("{\"kind\":");
+	json_str(v->tc.kind);
+	printf(",\"handle\":\"%s\",\"parent\":\"%s\",\"dev\":", h, p);
+	json_str(v->tc.dev);
+	if (v->kind) {
+		printf(",\"options\":{");
+		for (size_t i = 0; i < v->set.n; i++)
+			printf("%s\"%s\":%llu", i ? "," : "", v->set.desc[i].name,
+			       (unsigned long long)v->set.val.v[i]);
+		printf("}");
+	}
+	if (stats) {
+		printf(",\"bytes\":%llu,\"packets\":%u,\"drops\":%u,\"overlimits\":%u,"
+		       "\"requeues\":%u,\"backlog\":%u,\"qlen\":%u",
+		       (unsigned long long)v->tc.bytes, v->tc.packets, v->tc.drops,
+		       v->tc.overlimits, v->tc.requeues, v->tc.backlog, v->tc.qlen);
+	}
+	if (stats && v->kind) {
+		const struct bq_counters *c = &v->inst.cnt;
+
+		printf(",\"bpf\":{\"enqueued\":%llu,\"dequeued\":%llu,\"dequeued_bytes\":%llu,"
+		       "\"marks\":%llu,\"throttled\":%llu,\"resets\":%llu,\"drops\":{",
+		       (unsigned long long)c->enqueued, (unsigned long long)c->dequeued,
+		       (unsigned long long)c->dequeued_bytes, (unsigned long long)c->marks,
+		       (unsigned long long)c->overlimits, (unsigned long long)c->resets);
+		for (int i = 0; i < BQ_DROP__MAX; i++)
+			printf("%s\"%s\":%llu", i ? "," : "", drop_names[i],
+			       (unsigned long long)c->drops[i]);
+		printf("}}");
+	}
+	printf("}");
+}
+
+/* One Prometheus sample; labels identify the qdisc as tc does. */
+static void prom(const struct view *v, const char *name, const char *extra, __u64 val)
+{
+	char h[16];
+
+	handle_str(v->tc.handle, h, sizeof(h));
+	printf("bpfqdisc_%s{dev=", name);
+	json_str(v->tc.dev);	/* Prometheus label escaping matches JSON's here */
+	printf(",kind=\"%s\",handle=\"%s\"%s} %llu\n", v->tc.kind, h, extra,
+	       (unsigned long long)val);
+}
+
+static void print_prom(const struct view *v, size_t n)
+{
+	static const struct { const char *name, *type, *help; } m[] = {
+		{ "sent_bytes_total", "counter", "Bytes dequeued, as tc -s counts them." },
+		{ "sent_packets_total", "counter", "Packets (GSO segments) dequeued." },
+		{ "backlog_bytes", "gauge", "Bytes queued." },
+		{ "qlen_packets", "gauge", "Packets queued." },
+		{ "enqueued_total", "counter", "skbs the BPF qdisc queued." },
+		{ "dequeued_total", "counter", "skbs the BPF qdisc released." },
+		{ "drops_total", "counter", "skbs the BPF qdisc dropped, by reason." },
+		{ "marks_total", "counter", "skbs the BPF qdisc wanted congestion-marked." },
+	};
+	char reason[64];
+
+	for (size_t j = 0; j < sizeof(m) / sizeof(m[0]); j++) {
+		printf("# HELP bpfqdisc_%s %s\n# TYPE bpfqdisc_%s %s\n", m[j].name, m[j].help,
+		       m[j].name, m[j].type);
+		for (size_t i = 0; i < n; i++) {
+			const struct bq_counters *c = &v[i].inst.cnt;
+
+			switch (j) {
+			case 0: prom(&v[i], m[j].name, "", v[i].tc.bytes); break;
+			case 1: prom(&v[i], m[j].name, "", v[i].tc.packets); break;
+			case 2: prom(&v[i], m[j].name, "", v[i].tc.backlog); break;
+			case 3: prom(&v[i], m[j].name, "", v[i].tc.qlen); break;
+			case 4: prom(&v[i], m[j].name, "", c->enqueued); break;
+			case 5: prom(&v[i], m[j].name, "", c->dequeued); break;
+			case 6:
+				for (int r = 0; r < BQ_DROP__MAX; r++) {
+					snprintf(reason, sizeof(reason), ",reason=\"%s\"", drop_names[r]);
+					prom(&v[i], m[j].name, reason, c->drops[r]);
+				}
+				break;
+			case 7: prom(&v[i], m[j].name, "", c->marks); break;
+			}
+		}
+	}
+}
+
+static int show_once(const struct opts *o)
+{
+	struct view *v;
+	size_t n;
+	int err = collect(o, &v, &n);
+
+	if (err) {
+		bq_err("cannot list qdiscs: %s", strerror(-err));
+		return BQ_EXIT_FAIL;
+	}
+	if (o->fmt == FMT_PROM) {
+		print_prom(v, n);
+	} else if (o->fmt == FMT_JSON) {
+		printf("[");
+		for (size_t i = 0; i < n; i++) {
+			printf(i ? "," : "");
+			print_json(&v[i], o->stats);
+		}
+		printf("]\n");
+	} else {
+		for (size_t i = 0; i < n; i++)
+			print_text(&v[i], o->stats);
+	}
+	free(v);
+	fflush(stdout);
+	return 0;
+}
+
+static int parse_opts(int argc, char **argv, struct opts *o)
+{
+	const char *why;
+	__u64 secs;
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "-s") || !strcmp(a, "-stats")) {
+			o->stats = true;
+		} else if (!strcmp(a, "-j") || !strcmp(a, "-json")) {
+			o->fmt = FMT_JSON;
+		} else if (!strcmp(a, "--prometheus")) {
+			o->fmt = FMT_PROM;
+		} else if (!strcmp(a, "dev") && i + 1 < argc) {
+			o->ifindex = if_nametoindex(argv[++i]);
+			if (!o->ifindex) {
+				bq_err("no such device '%s'", argv[i]);
+				return BQ_EXIT_USAGE;
+			}
+		} else if (!strcmp(a, "--interval") && i + 1 < argc) {
+			if (bq_parse_value(BQ_UNIT_COUNT, argv[++i], &secs, &why) || !secs ||
+			    secs > 86400) {
+				bq_err("bad --interval '%s': expected 1..86400 seconds", argv[i]);
+				return BQ_EXIT_USAGE;
+			}
+			o->interval = secs;
+		} else {
+			bq_err("unexpected '%s'", a);
+			return BQ_EXIT_USAGE;
+		}
+	}
+	return 0;
+}
+
+static int run(struct opts *o, int argc, char **argv)
+{
+	int err = parse_opts(argc, argv, o);
+
+	if (err)
+		return err;
+	err = bq_check_caps(BQ_NEED_READ) ?: bq_ensure_bpffs();
+	if (err)
+		return err;
+	for (;;) {
+		err = show_once(o);
+		if (err || !o->interval)
+			return err;
+		sleep(o->interval);
+	}
+}
+
+/* qdisc show [dev DEV] [-s] [-j] */
+int bq_cmd_qdisc_show(int argc, char **argv)
+{
+	struct opts o = { 0 };
+
+	return run(&o, argc, argv);
+}
+
+/* stats [dev DEV] [-j] [--prometheus] [--interval N]: BPF qdiscs only. */
+int bq_cmd_stats(int argc, char **argv)
+{
+	struct opts o = { .stats = true, .ours_only = true };
+
+	return run(&o, argc, argv);
+}
