@@ -111,3 +111,41 @@ demo: all
 clean:
 	$(call msg,CLEAN,)
 	$(Q)rm -rf $(OUTPUT) $(BIN)
+
+# make install [PREFIX=/usr/local] [DESTDIR=]: the CLI, the BPF objects of
+# bpf/ (the CLI embeds them; these are for bpftool users), the man page, bash
+# completion and the systemd template unit bpfqdisc@.service.
+# The unit goes under $(PREFIX)/lib/systemd/system whatever the prefix:
+# systemd searches both /usr/local/lib/systemd/system and
+# /usr/lib/systemd/system (which on merged-/usr systems, Debian 12 on, is
+# also /lib/systemd/system). Override with SYSTEMDUNITDIR=.
+# make uninstall, with the same PREFIX and DESTDIR, removes exactly these.
+PREFIX ?= /usr/local
+SBINDIR ?= $(PREFIX)/sbin
+BPFOBJDIR ?= $(PREFIX)/lib/bpfqdisc
+MAN8DIR ?= $(PREFIX)/share/man/man8
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
+INSTALL ?= install
+INSTALLED := $(SBINDIR)/bpfqdisc $(patsubst $(OUTPUT)/%,$(BPFOBJDIR)/%,$(BPF_OBJS)) \
+	$(MAN8DIR)/bpfqdisc.8 $(BASHCOMPDIR)/bpfqdisc $(SYSTEMDUNITDIR)/bpfqdisc@.service
+
+.PHONY: install uninstall
+
+install: $(BIN)/bpfqdisc $(BPF_OBJS)
+	$(call msg,INSTALL,$(DESTDIR)$(PREFIX))
+	$(Q)$(INSTALL) -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(BPFOBJDIR) $(DESTDIR)$(MAN8DIR) \
+		$(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(SYSTEMDUNITDIR)
+	$(Q)$(INSTALL) -m 0755 $(BIN)/bpfqdisc $(DESTDIR)$(SBINDIR)/bpfqdisc
+	$(Q)$(INSTALL) -m 0644 $(BPF_OBJS) $(DESTDIR)$(BPFOBJDIR)/
+	$(Q)$(INSTALL) -m 0644 docs/bpfqdisc.8 $(DESTDIR)$(MAN8DIR)/bpfqdisc.8
+	$(Q)$(INSTALL) -m 0644 tools/bpfqdisc.bash-completion $(DESTDIR)$(BASHCOMPDIR)/bpfqdisc
+# The unit must name the installed binary: systemd does not search PATH.
+	$(Q)sed 's|@SBINDIR@|$(SBINDIR)|g' tools/bpfqdisc@.service > $(OUTPUT)/bpfqdisc@.service
+	$(Q)$(INSTALL) -m 0644 $(OUTPUT)/bpfqdisc@.service $(DESTDIR)$(SYSTEMDUNITDIR)/bpfqdisc@.service
+
+uninstall:
+	$(call msg,UNINSTALL,$(DESTDIR)$(PREFIX))
+	$(Q)rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+# Of the directories, only bpfqdisc's own goes, and only once it is empty.
+	$(Q)if [ -d $(DESTDIR)$(BPFOBJDIR) ]; then rmdir --ignore-fail-on-non-empty $(DESTDIR)$(BPFOBJDIR); fi

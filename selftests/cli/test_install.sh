@@ -1,0 +1,205 @@
+#!/bin/dash
+# make install into a scratch DESTDIR with PREFIX=/usr, then: every file
+# landed with a sane mode, the man page renders cleanly and covers the CLI,
+# the systemd unit verifies and names the installed binary, the bash
+# completion parses and completes, and make uninstall takes it all away.
+# Needs no root and no BPF qdisc kernel. One PASS/FAIL/SKIP line per check.
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+PREFIX=/usr
+D=$(mktemp -d)
+SCRATCH=$(mktemp -d)
+trap 'rm -rf "$D" "$SCRATCH"' EXIT
+failed=0
+
+pass() { echo "PASS cli/$1"; }
+fail() { echo "FAIL cli/$1: $2"; failed=1; }
+skip() { echo "SKIP cli/$1: $2"; }
+verdict() { # name problems: PASS when there are none
+	if [ -z "$2" ]; then pass "$1"; else fail "$1" "${2# }"; fi
+}
+# Multi-line tool output on one report line.
+oneline() { printf '%s' "$1" | tr '\n' ';' | sed 's/;/; /g'; }
+
+# A make of our own, not a sub-make of whatever ran the suite: the parent's
+# MAKEFLAGS could carry its own variables (PREFIX=...) or a jobserver.
+mk() { env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -C "$TOP" --no-print-directory "$@"; }
+
+out=$(mk install DESTDIR="$D" PREFIX=$PREFIX 2>&1)
+rc=$?
+if [ $rc != 0 ]; then
+	fail install "make install exit $rc: $(oneline "$(printf '%s\n' "$out" | tail -n 5)")"
+	exit 1
+fi
+pass install
+
+SBIN=$D$PREFIX/sbin/bpfqdisc
+OBJDIR=$D$PREFIX/lib/bpfqdisc
+MAN=$D$PREFIX/share/man/man8/bpfqdisc.8
+COMP=$D$PREFIX/share/bash-completion/completions/bpfqdisc
+UNIT=$D$PREFIX/lib/systemd/system/bpfqdisc@.service
+
+# Each file with the mode it must have: programs 755, data 644. Also catches
+# a umask leaking through (the unit is generated, not copied).
+expected_files() {
+	echo "$SBIN 755"
+	echo "$MAN 644"
+	echo "$COMP 644"
+	echo "$UNIT 644"
+	for s in "$TOP"/bpf/*.bpf.c; do
+		b=${s##*/}
+		echo "$OBJDIR/${b%.c}.o 644"
+	done
+}
+why=$(expected_files | while read -r path want; do
+	if [ ! -f "$path" ]; then
+		printf ' %s missing;' "${path#"$D"}"
+	elif [ "$(stat -c %a "$path")" != "$want" ]; then
+		printf ' %s mode %s, expected %s;' "${path#"$D"}" "$(stat -c %a "$path")" "$want"
+	fi
+done)
+verdict install_files "$why"
+
+# Directories make install creates: searchable, writable by the owner only
+# (install -d makes them 755 whatever the umask).
+why=$(cd "$D" && find . -mindepth 1 -type d ! -perm 0755 -printf ' %P mode %m;')
+verdict install_dirs "$why"
+
+# Only the qdiscs of bpf/ are shipped, not the test programs of selftests/bpf.
+want=$(cd "$TOP/bpf" && ls -- *.bpf.c | sed 's/\.c$/.o/' | sort)
+got=$(cd "$OBJDIR" 2>/dev/null && ls | sort)
+if [ "$got" = "$want" ]; then
+	pass install_bpf_objects
+else
+	fail install_bpf_objects "$(oneline "$got") in lib/bpfqdisc, expected $(oneline "$want")"
+fi
+
+if cmp -s "$SBIN" "$TOP/bin/bpfqdisc" && "$SBIN" --help >/dev/null 2>&1; then
+	pass install_binary
+else
+	fail install_binary "${SBIN#"$D"} is not bin/bpfqdisc or does not run --help"
+fi
+
+# The default PREFIX, without installing anything (-n only prints).
+if mk -n install DESTDIR="$SCRATCH" 2>/dev/null | grep -q "$SCRATCH/usr/local/sbin/bpfqdisc"; then
+	pass install_default_prefix
+else
+	fail install_default_prefix "make -n install does not install into /usr/local/sbin"
+fi
+
+# Man page: rendered with warnings on, by whichever formatter is here.
+if command -v groff >/dev/null; then
+	out=$(groff -man -Tutf8 -ww -z "$MAN" 2>&1)
+	tool=groff
+elif command -v mandoc >/dev/null; then
+	out=$(mandoc -Tlint -W warning "$MAN" 2>&1)
+	tool=mandoc
+else
+	tool=
+fi
+if [ -z "$tool" ]; then
+	skip man_renders "neither groff nor mandoc is installed"
+elif [ -n "$out" ]; then
+	fail man_renders "$tool: $(oneline "$out")"
+else
+	pass man_renders
+fi
+
+# Man page in step with the CLI: each command --help lists (its two-space
+# indented lines above "Kinds:") and each --option it names has an entry.
+help=$("$SBIN" --help 2>/dev/null)
+cmds=$(printf '%s\n' "$help" | sed -n '/^Kinds:/q; s/^  \([a-z][a-z]*\)\( .*\)\{0,1\}$/\1/p' | sort -u)
+opts=$(printf '%s\n' "$help" | sed -n '/^Kinds:/q; p' | grep -o -- '--[a-z][a-z-]*' | sort -u)
+man=$(sed 's/\\-/-/g' "$MAN")
+why=
+for c in $cmds; do
+	# An entry starts a line: ".B load", ".BI load ...", "\fBqdisc add\fP ...".
+	printf '%s\n' "$man" | grep -Eq "^(\.B[IR]* \"?|\\\\fB)$c( |\"|\\\\|$)" || why="$why command $c;"
+done
+for o in $opts; do
+	printf '%s\n' "$man" | grep -q -- "$o" || why="$why option $o;"
+done
+if [ -z "$cmds" ]; then
+	fail man_covers_cli "found no commands in bpfqdisc --help"
+elif [ -n "$why" ]; then
+	fail man_covers_cli "docs/bpfqdisc.8 lacks:$why"
+else
+	pass man_covers_cli
+fi
+
+# Unit: it must name the installed binary, with the template filled in.
+if grep -q '@[A-Z]*@' "$UNIT"; then
+	fail unit_paths "unfilled placeholder: $(grep '@[A-Z]*@' "$UNIT" | head -n 1)"
+elif ! grep -qx "ExecStart=$PREFIX/sbin/bpfqdisc load %i \$BPFQDISC_ARGS" "$UNIT" ||
+	! grep -qx "ExecStop=-$PREFIX/sbin/bpfqdisc unload %i --force" "$UNIT"; then
+	fail unit_paths "ExecStart/ExecStop do not run $PREFIX/sbin/bpfqdisc: $(oneline "$(grep '^Exec' "$UNIT")")"
+else
+	pass unit_paths
+fi
+
+# systemd-analyze verify checks that ExecStart's binary exists on this host,
+# where it is not installed: verify a copy whose commands point into DESTDIR.
+# Its exit status ignores warnings such as unknown keys, so any word it says
+# about our unit is a failure (--man=no: our man page is not in MANPATH).
+if ! command -v systemd-analyze >/dev/null; then
+	skip unit_verify "systemd-analyze is not installed"
+else
+	sed "s|^\(Exec[A-Za-z]*=-\{0,1\}\)$PREFIX/|\1$D$PREFIX/|" "$UNIT" > "$SCRATCH/bpfqdisc@.service"
+	out=$(systemd-analyze verify --man=no "$SCRATCH/bpfqdisc@.service" 2>&1)
+	rc=$?
+	if [ $rc != 0 ] || printf '%s\n' "$out" | grep -q bpfqdisc; then
+		fail unit_verify "systemd-analyze verify exit $rc: $(oneline "$out")"
+	else
+		pass unit_verify
+	fi
+fi
+
+# Completion: parses, and completes from the installed binary. Called as
+# bash would, through the function `complete -p bpfqdisc` names.
+if ! command -v bash >/dev/null; then
+	skip completion "bash is not installed"
+else
+	if out=$(bash -n "$COMP" 2>&1); then
+		pass completion_syntax
+	else
+		fail completion_syntax "$(oneline "$out")"
+	fi
+	complete_() { # the words of a command line, the last being completed
+		bash --norc --noprofile -c '
+			. "$0" || exit 1
+			fn=$(complete -p bpfqdisc | sed -n "s/.* -F \([^ ]*\) .*/\1/p")
+			COMP_WORDS=("$@")
+			COMP_CWORD=$(($# - 1))
+			COMP_LINE="$*"
+			COMP_POINT=${#COMP_LINE}
+			"$fn" "$1" "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD - 1]}"
+			echo "${COMPREPLY[*]}"' "$COMP" "$@" 2>&1
+	}
+	check_completion() { # name expected got
+		if [ "$2" = "$3" ]; then
+			pass "$1"
+		else
+			fail "$1" "completed '$(oneline "$3")', expected '$2'"
+		fi
+	}
+	check_completion completion_command load "$(complete_ bpfqdisc lo)"
+	check_completion completion_kind fifo "$(complete_ "$SBIN" load "fi")"
+	check_completion completion_param limit "$(complete_ "$SBIN" load fifo li)"
+	check_completion completion_options "--max-instances --ring-slots" "$(complete_ "$SBIN" load fifo --)"
+	check_completion completion_force --force "$(complete_ "$SBIN" unload fifo --)"
+	check_completion completion_netns load "$(complete_ "$SBIN" -n ns1 lo)"
+fi
+
+out=$(mk uninstall DESTDIR="$D" PREFIX=$PREFIX 2>&1)
+rc=$?
+left=$(cd "$D" && find . ! -type d)
+if [ $rc != 0 ]; then
+	fail uninstall "make uninstall exit $rc: $(oneline "$out")"
+elif [ -n "$left" ]; then
+	fail uninstall "left behind: $(oneline "$left")"
+elif [ -d "$OBJDIR" ]; then
+	fail uninstall "left behind the empty ${OBJDIR#"$D"}"
+else
+	pass uninstall
+fi
+
+exit $failed
