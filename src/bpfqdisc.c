@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /* bpfqdisc: load, list and unload BPF qdisc kinds. See usage() below. */
+#define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sched.h>
 #include <net/if.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,7 +18,9 @@ static void usage(void)
 	char names[256];
 
 	printf(
-		"Usage: bpfqdisc COMMAND [ARGS]\n"
+		"Usage: bpfqdisc [-n NETNS] COMMAND [ARGS]\n"
+		"\n"
+		"  -n NETNS  work on devices of network namespace NETNS (as ip -n)\n"
 		"\n"
 		"  load KIND [--max-instances N] [--ring-slots N] [PARAM VALUE]...\n"
 		"      Register qdisc kind bpf_KIND; it stays registered after bpfqdisc exits.\n"
@@ -243,6 +249,29 @@ static int cmd_params(int argc, char **argv)
 	return 0;
 }
 
+/* -n NAME: work in network namespace NAME, as ip -n and tc -n do. Only
+ * the network namespace changes: /sys/fs/bpf stays visible, unlike under
+ * "ip netns exec". */
+static int enter_netns(const char *name)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	snprintf(path, sizeof(path), strchr(name, '/') ? "%s" : "/run/netns/%s", name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		bq_err("no such network namespace '%s'", name);
+		return BQ_EXIT_USAGE;
+	}
+	if (setns(fd, CLONE_NEWNET)) {
+		bq_err("cannot enter network namespace '%s': %s", name, strerror(errno));
+		close(fd);
+		return BQ_EXIT_FAIL;
+	}
+	close(fd);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct { const char *name; int (*fn)(int, char **); } cmds[] = {
@@ -251,6 +280,17 @@ int main(int argc, char **argv)
 		{ "qdisc", bq_cmd_qdisc }, { "stats", bq_cmd_stats },
 	};
 
+	if (argc > 1 && (!strcmp(argv[1], "-n") || !strcmp(argv[1], "-netns") ||
+			 !strcmp(argv[1], "--netns"))) {
+		int err = argc > 2 ? enter_netns(argv[2]) : BQ_EXIT_USAGE;
+
+		if (argc <= 2)
+			bq_err("%s needs a network namespace name", argv[1]);
+		if (err)
+			return err;
+		argc -= 2;
+		argv += 2;
+	}
 	if (argc < 2) {
 		bq_err("no command (try bpfqdisc --help)");
 		return BQ_EXIT_USAGE;
