@@ -1,0 +1,35 @@
+# bpfqdisc stats: JSON checked by jq against tc's own numbers, Prometheus
+# text checked by promtool, --interval repeats.
+. "$(dirname "$0")/lib.sh"
+
+expect "$BQ" load fifo
+veth_pair
+expect "$BQ" -n a qdisc add dev va root bpf_fifo
+expect ip netns exec a ping -c 20 -i 0.05 -q $B >/dev/null
+
+json=$("$BQ" -n a stats -j)
+echo "$json" | jq -e 'length == 1 and .[0].kind == "bpf_fifo" and .[0].dev == "va"' >/dev/null ||
+	fail "stats -j: $json"
+# No GSO on ping: kernel and BPF count the same packets. (IPv6 and ARP
+# packets may pass between two reads, so compare within one snapshot.)
+echo "$json" | jq -e '.[0].packets >= 20 and .[0].bpf.dequeued == .[0].packets and .[0].bpf.dequeued_bytes == .[0].bytes' >/dev/null ||
+	fail "BPF counters disagree with the kernel's: $json"
+[ "$(tc_stat a va packets)" -ge "$(echo "$json" | jq '.[0].packets')" ] || fail "tc saw fewer packets"
+
+"$BQ" -n a stats --prometheus > /tmp/metrics
+grep -q '^bpfqdisc_dequeued_total{dev="va",kind="bpf_fifo",handle="[0-9a-f]*:"} [0-9]' /tmp/metrics ||
+	fail "no dequeued sample: $(cat /tmp/metrics)"
+if command -v promtool >/dev/null; then
+	out=$(promtool check metrics < /tmp/metrics 2>&1) || fail "promtool: $out"
+	[ -z "$out" ] || fail "promtool lint: $out"
+else
+	# The exposition format, strictly: HELP/TYPE comments and samples only.
+	bad=$(grep -Ev '^# (HELP|TYPE) bpfqdisc_[a-z_]+ .+$|^bpfqdisc_[a-z_]+\{([a-z_]+="[^"]*",?)+\} [0-9]+$' /tmp/metrics)
+	[ -z "$bad" ] || fail "malformed lines: $bad"
+fi
+
+n=$(timeout 3.5 "$BQ" -n a stats -j --interval 1 | wc -l)
+[ "$n" -ge 3 ] || fail "--interval 1 printed $n reports in 3.5 s"
+expect_err 2 "bad --interval '0'" "$BQ" stats --interval 0
+expect_err 2 "unexpected 'bogus'" "$BQ" stats bogus
+exit 0
