@@ -18,6 +18,12 @@ BQ_PARAMS(
 	{ "limit", BQ_UNIT_COUNT, 1000, 1, BQ_DEFAULT_RING_SLOTS },
 );
 
+enum { FIFO_QLEN_MAX };
+
+BQ_XSTATS(
+	{ "qlen_max", BQ_GAUGE },	/* high-water mark: how close to limit */
+);
+
 SEC("struct_ops")
 int BPF_PROG(fifo_enqueue, struct sk_buff *skb, struct Qdisc *sch,
 	     struct bpf_sk_buff_ptr *to_free)
@@ -29,6 +35,8 @@ int BPF_PROG(fifo_enqueue, struct sk_buff *skb, struct Qdisc *sch,
 		return bq_drop(sch, q, skb, to_free, BQ_DROP_NO_INSTANCE);
 	if (sch->q.qlen >= p->v[FIFO_LIMIT])
 		return bq_drop(sch, q, skb, to_free, BQ_DROP_OVERLIMIT);
+	if (sch->q.qlen >= q->cnt.x[FIFO_QLEN_MAX])
+		q->cnt.x[FIFO_QLEN_MAX] = sch->q.qlen + 1;
 	return bq_fifo_push(sch, q, skb, to_free);
 }
 

@@ -98,6 +98,13 @@ struct {
 #define BQ_PARAMS(...) \
 	const struct bq_param_desc bq_param_table[] SEC(".rodata.bq_params") = { __VA_ARGS__ }
 
+/*
+ * BQ_XSTATS({ "flows", BQ_GAUGE }, ...): names of the kind's own statistics,
+ * in the order of the index enum it updates q->cnt.x[] by.
+ */
+#define BQ_XSTATS(...) \
+	const struct bq_xstat_desc bq_xstat_table[] SEC(".rodata.bq_xstats") = { __VA_ARGS__ }
+
 /* Packets that reached a qdisc with no state. Always 0 unless we have a bug. */
 __u64 bq_orphan_drops;
 

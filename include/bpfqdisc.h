@@ -21,6 +21,7 @@
 #define BPFQDISC_H
 
 #define BQ_MAX_PARAMS		16
+#define BQ_MAX_XSTATS		8
 #define BQ_KIND_LEN		16	/* Qdisc_ops.id, with its NUL */
 
 /* Load-time sizes; the loader may raise them (bpfqdisc load KIND ...). */
@@ -45,6 +46,7 @@ struct bq_counters {
 	__u64 marks;		/* packets a policy wanted congestion-marked */
 	__u64 overlimits;	/* times dequeue held back a packet (pacing) */
 	__u64 resets;
+	__u64 x[BQ_MAX_XSTATS];	/* the kind's own, named by its BQ_XSTATS() */
 };
 
 /* How user space parses and prints a parameter (tc's units). */
@@ -67,6 +69,20 @@ struct bq_param_desc {
 	__u64 def;
 	__u64 min;
 	__u64 max;
+};
+
+/*
+ * A qdisc's own statistics (flows, throttled, ...) in bq_counters.x[], named
+ * with BQ_XSTATS() in its .bpf.c; the table lands in .rodata.bq_xstats.
+ */
+enum bq_xstat_type {
+	BQ_COUNTER,		/* only grows: Prometheus counter */
+	BQ_GAUGE,		/* goes up and down */
+};
+
+struct bq_xstat_desc {
+	char name[24];
+	__u32 type;		/* enum bq_xstat_type */
 };
 
 /* Per-kind parameter values, indexed as the kind's BQ_PARAMS() table. */

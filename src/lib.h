@@ -66,7 +66,15 @@ struct bq_load_opts {
 int bq_load(const struct bq_kind *k, const struct bq_load_opts *o);
 int bq_unload(const struct bq_kind *k, bool force);
 bool bq_is_loaded(const struct bq_kind *k);
-/* Reads the kind's parameter table out of its object. */
+/* The tables a kind's object describes itself with (cached). NULL on error. */
+struct bq_kind_meta {
+	struct bq_param_desc params[BQ_MAX_PARAMS];
+	size_t nparams;
+	struct bq_xstat_desc xstats[BQ_MAX_XSTATS];
+	size_t nxstats;
+};
+const struct bq_kind_meta *bq_kind_meta(const struct bq_kind *k);
+/* The kind's parameter table, with values set to the built-in defaults. */
 int bq_kind_params(const struct bq_kind *k, struct bq_param_set *set);
 
 /* A pinned map of a loaded kind: an fd, or -1 with errno set. */

@@ -47,30 +47,55 @@ static struct bpf_object *open_kind(const struct bq_kind *k)
 	return obj;
 }
 
-int bq_kind_params(const struct bq_kind *k, struct bq_param_set *set)
+/* A table a qdisc placed in its own .rodata.* section; n entries of size sz. */
+static size_t read_table(struct bpf_object *obj, const char *sec, void *dst, size_t sz, size_t max)
 {
-	static struct bq_param_desc tables[16][BQ_MAX_PARAMS];
-	size_t idx = k - bq_kinds, sz = 0;
-	struct bpf_object *obj;
-	const void *init;
-	struct bpf_map *m;
+	struct bpf_map *m = bpf_object__find_map_by_name(obj, sec);
+	size_t len = 0, n;
+	const void *init = m ? bpf_map__initial_value(m, &len) : NULL;
 
-	memset(set, 0, sizeof(*set));
+	n = init ? len / sz : 0;
+	if (n > max)
+		n = max;
+	memcpy(dst, init, n * sz);
+	return n;
+}
+
+const struct bq_kind_meta *bq_kind_meta(const struct bq_kind *k)
+{
+	static struct bq_kind_meta cache[64];
+	static bool cached[64];
+	size_t idx = k - bq_kinds;
+	struct bq_kind_meta *m = &cache[idx];
+	struct bpf_object *obj;
+
+	if (idx >= 64)
+		return NULL;
+	if (cached[idx])
+		return m;
 	obj = open_kind(k);
 	if (!obj)
-		return -EINVAL;
-	m = bpf_object__find_map_by_name(obj, ".rodata.bq_params");
-	init = m ? bpf_map__initial_value(m, &sz) : NULL;
-	if (init && idx < 16) {
-		set->n = sz / sizeof(struct bq_param_desc);
-		if (set->n > BQ_MAX_PARAMS)
-			set->n = BQ_MAX_PARAMS;
-		memcpy(tables[idx], init, set->n * sizeof(struct bq_param_desc));
-		set->desc = tables[idx];
-		for (size_t i = 0; i < set->n; i++)
-			set->val.v[i] = set->desc[i].def;
-	}
+		return NULL;
+	m->nparams = read_table(obj, ".rodata.bq_params", m->params, sizeof(m->params[0]),
+				BQ_MAX_PARAMS);
+	m->nxstats = read_table(obj, ".rodata.bq_xstats", m->xstats, sizeof(m->xstats[0]),
+				BQ_MAX_XSTATS);
 	bpf_object__close(obj);
+	cached[idx] = true;
+	return m;
+}
+
+int bq_kind_params(const struct bq_kind *k, struct bq_param_set *set)
+{
+	const struct bq_kind_meta *m = bq_kind_meta(k);
+
+	memset(set, 0, sizeof(*set));
+	if (!m)
+		return -EINVAL;
+	set->desc = m->params;
+	set->n = m->nparams;
+	for (size_t i = 0; i < set->n; i++)
+		set->val.v[i] = set->desc[i].def;
 	return 0;
 }
 

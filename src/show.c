@@ -28,6 +28,7 @@ struct view {
 	const struct bq_kind *kind;	/* NULL: not one of ours, or not loaded */
 	struct bq_instance inst;
 	struct bq_param_set set;	/* set.val: the instance's parameters */
+	const struct bq_kind_meta *meta;
 };
 
 struct opts {
@@ -78,7 +79,8 @@ static bool join_instance(struct view *v, __u64 netns)
 			v->inst = inst[i].inst;
 	}
 	free(inst);
-	return found && !bq_kind_params(v->kind, &v->set) &&
+	v->meta = bq_kind_meta(v->kind);
+	return found && v->meta && !bq_kind_params(v->kind, &v->set) &&
 	       !bq_read_params(v->kind, v->inst.slot, &v->set.val);
 }
 
@@ -141,6 +143,11 @@ static void print_text(const struct view *v, bool stats)
 	for (int i = 0; i < BQ_DROP__MAX; i++)
 		printf(" %s %llu", drop_names[i], (unsigned long long)v->inst.cnt.drops[i]);
 	printf("\n");
+	if (v->meta->nxstats) {
+		for (size_t i = 0; i < v->meta->nxstats; i++)
+			printf(" %s %llu", v->meta->xstats[i].name, (unsigned long long)v->inst.cnt.x[i]);
+		printf("\n");
+	}
 }
 
 static void print_json(const struct view *v, bool stats)
@@ -177,7 +184,10 @@ static void print_json(const struct view *v, bool stats)
 		for (int i = 0; i < BQ_DROP__MAX; i++)
 			printf("%s\"%s\":%llu", i ? "," : "", drop_names[i],
 			       (unsigned long long)c->drops[i]);
-		printf("}}");
+		printf("}");
+		for (size_t i = 0; i < v->meta->nxstats; i++)
+			printf(",\"%s\":%llu", v->meta->xstats[i].name, (unsigned long long)c->x[i]);
+		printf("}");
 	}
 	printf("}");
 }
@@ -192,6 +202,30 @@ static void prom(const struct view *v, const char *name, const char *extra, __u6
 	json_str(v->tc.dev);	/* Prometheus label escaping matches JSON's here */
 	printf(",kind=\"%s\",handle=\"%s\"%s} %llu\n", v->tc.kind, h, extra,
 	       (unsigned long long)val);
+}
+
+/* A kind's own statistics, as bpfqdisc_<kind>_<name>[_total]. */
+static void print_prom_xstats(const struct bq_kind *k, const struct view *v, size_t n)
+{
+	const struct bq_kind_meta *meta = bq_kind_meta(k);
+	char name[64];
+
+	for (size_t x = 0; meta && x < meta->nxstats; x++) {
+		bool counter = meta->xstats[x].type == BQ_COUNTER;
+		bool any = false;
+
+		snprintf(name, sizeof(name), "%s_%s%s", k->name, meta->xstats[x].name,
+			 counter ? "_total" : "");
+		for (size_t i = 0; i < n; i++) {
+			if (v[i].kind != k)
+				continue;
+			if (!any)
+				printf("# HELP bpfqdisc_%s %s's %s.\n# TYPE bpfqdisc_%s %s\n", name,
+				       k->kind, meta->xstats[x].name, name, counter ? "counter" : "gauge");
+			any = true;
+			prom(&v[i], name, "", v[i].inst.cnt.x[x]);
+		}
+	}
 }
 
 static void print_prom(const struct view *v, size_t n)
@@ -231,6 +265,8 @@ static void print_prom(const struct view *v, size_t n)
 			}
 		}
 	}
+	for (size_t i = 0; i < bq_nkinds; i++)
+		print_prom_xstats(&bq_kinds[i], v, n);
 }
 
 static int show_once(const struct opts *o)

@@ -25,4 +25,7 @@ over=$(tc_stat a va overlimits)
 [ "$over" = "$drops" ] || fail "overlimits $over != drops $drops"
 own=$("$BQ" list | awk '/^    enqueued/ { print $8 }')
 [ "$own" = "$drops" ] || fail "bpfqdisc counted $own drops, tc $drops"
+hwm=$("$BQ" -n a stats -j | jq '.[0].bpf.qlen_max')
+note "high-water mark $hwm"
+[ "$hwm" = 50 ] || fail "queue high-water mark $hwm, limit 50"
 exit 0

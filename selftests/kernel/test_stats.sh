@@ -19,6 +19,8 @@ echo "$json" | jq -e '.[0].packets >= 20 and .[0].bpf.dequeued == .[0].packets a
 "$BQ" -n a stats --prometheus > /tmp/metrics
 grep -q '^bpfqdisc_dequeued_total{dev="va",kind="bpf_fifo",handle="[0-9a-f]*:"} [0-9]' /tmp/metrics ||
 	fail "no dequeued sample: $(cat /tmp/metrics)"
+grep -q '^bpfqdisc_fifo_qlen_max{dev="va",kind="bpf_fifo",handle="[0-9a-f]*:"} [1-9]' /tmp/metrics ||
+	fail "no qlen_max sample: $(cat /tmp/metrics)"
 if command -v promtool >/dev/null; then
 	out=$(promtool check metrics < /tmp/metrics 2>&1) || fail "promtool: $out"
 	[ -z "$out" ] || fail "promtool lint: $out"
