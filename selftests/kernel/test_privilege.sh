@@ -12,4 +12,23 @@ umount /sys/fs/bpf
 expect "$BQ" load fifo
 grep -q ' /sys/fs/bpf bpf ' /proc/mounts || fail "bpffs was not mounted"
 [ "$(stat -c %a /sys/fs/bpf/bpfqdisc)" = 700 ] || fail "pin dir mode $(stat -c %a /sys/fs/bpf/bpfqdisc)"
+for f in /sys/fs/bpf/bpfqdisc/fifo /sys/fs/bpf/bpfqdisc/fifo/*; do
+	m=$(stat -c %a "$f")
+	case $m in 600|700) ;; *) fail "$f has mode $m: not root-only" ;; esac
+done
+
+# An unprivileged user can neither read nor change the maps, even with
+# unprivileged BPF allowed.
+sysctl -qw kernel.unprivileged_bpf_disabled=0 2>/dev/null || true
+nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all "$@"; }
+# limit 1000 (0x3e8, little endian), the other 15 parameters 0.
+value="0xe8 0x03 $(seq 126 | sed 's/.*/0/' | tr '\n' ' ')"
+# The same commands work for root, so the refusals below are about privilege.
+expect bpftool map dump pinned /sys/fs/bpf/bpfqdisc/fifo/bq_params >/dev/null
+expect bpftool map update pinned /sys/fs/bpf/bpfqdisc/fifo/bq_defaults key 0 0 0 0 value $value
+nobody bpftool map dump pinned /sys/fs/bpf/bpfqdisc/fifo/bq_params >/dev/null 2>&1 &&
+	fail "nobody read bq_params"
+nobody bpftool map update pinned /sys/fs/bpf/bpfqdisc/fifo/bq_defaults key 0 0 0 0 value $value \
+	>/dev/null 2>&1 && fail "nobody changed bq_defaults"
+"$BQ" list | grep -q 'defaults: limit 1000' || fail "defaults changed"
 exit 0
