@@ -149,3 +149,12 @@ uninstall:
 	$(Q)rm -f $(addprefix $(DESTDIR),$(INSTALLED))
 # Of the directories, only bpfqdisc's own goes, and only once it is empty.
 	$(Q)if [ -d $(DESTDIR)$(BPFOBJDIR) ]; then rmdir --ignore-fail-on-non-empty $(DESTDIR)$(BPFOBJDIR); fi
+
+# hbm, the Host Bandwidth Manager (issue 5): its own sources in src/hbm/,
+# kept out of LIB_SRCS (src/*.c), with the HBM objects embedded.
+HBM_SRCS := $(wildcard src/hbm/*.c)
+all: $(BIN)/hbm
+$(OUTPUT)/hbm.bpf.o $(OUTPUT)/hbm_edt.bpf.o: include/hbm.h bpf/hbm.bpf.h
+$(BIN)/hbm: $(HBM_SRCS) src/hbm/hbm_tool.h include/hbm.h $(OUTPUT)/hbm.skel.h $(OUTPUT)/hbm_edt.skel.h | $(BIN) check-deps
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) -Isrc/hbm $(HBM_SRCS) $(LDLIBS) -o $@

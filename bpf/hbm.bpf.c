@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * HBM, credit mode: a cgroup skb egress program that holds the cgroup's
+ * egress traffic to a rate (Host Bandwidth Manager, after the 2019 Linux
+ * sample; "BPF Host Resource Management", LPC 2018).
+ *
+ * Nothing is queued here. The program keeps a virtual queue per cgroup, in
+ * the cgroup storage of its attachment, as a credit in bytes:
+ *
+ *   - credit grows at the configured rate while time passes, up to
+ *     MAX_CREDIT (100 MTU): the burst an idle cgroup may send at once;
+ *   - each packet takes its length (IP bytes, see include/hbm.h) from it;
+ *   - negative credit is debt: the bytes a real queue would hold now.
+ *
+ * What happens to a packet depends on the debt it leaves behind:
+ *
+ *        drop      drop (> 120 B)        mark                  credit
+ *   <-----|-------------|------------------|------------|------------->
+ *    -400 MTU       -385 MTU            -40 MTU         0       +100 MTU
+ *
+ *   debt < 40 MTU    pass.
+ *   40 MTU to the drop threshold (the mark region):
+ *     - ECN-capable packets get CE; TCP answers like to a loss, but nothing
+ *       is lost;
+ *     - other TCP packets pass, and with a probability that grows linearly
+ *       from 0 at the mark threshold to 1 at the drop threshold the program
+ *       returns CN, which makes TCP reduce its cwnd (tcp_enter_cwr);
+ *     - other packets (UDP...) over 120 bytes are dropped: they have no
+ *       congestion control that would hear a mark.
+ *   past the drop threshold: dropped, with CN for TCP that is not
+ *     ECN-capable. A dropped TCP skb is not lost: the transmit fails and TCP
+ *     sends it again later. Packets under 120 bytes (SYNs, pure ACKs) may go
+ *     15 MTU deeper, so that connections keep working under full load.
+ *
+ * A dropped packet gives its bytes back: only what passes uses the rate.
+ * Over any interval T the cgroup sends at most rate * T + 100 MTU + the
+ * drop threshold, however its senders behave.
+ *
+ * Traffic over lo is exempt unless HBM_F_LOOPBACK; HBM_F_NO_CN never
+ * returns CN. The rate is read from hbm_config on every packet, so user
+ * space can change it live (hbm -w).
+ */
+#include "hbm.bpf.h"
+
+#define MAX_CREDIT		(100 * HBM_MTU)
+#define INIT_CREDIT		MAX_CREDIT
+#define MARK_THRESH		(40 * HBM_MTU)
+#define DROP_THRESH		(400 * HBM_MTU)
+#define LARGE_DROP_THRESH	(DROP_THRESH - 15 * HBM_MTU)
+#define MARK_REGION		(LARGE_DROP_THRESH - MARK_THRESH)
+/* Longest gap that can earn credit: from the deepest debt to MAX_CREDIT at
+ * 1 Mbit/s takes under 5 s. Bounding it keeps the product in 64 bits. */
+#define MAX_GAP_SECS		10
+
+char LICENSE[] SEC("license") = "GPL";
+
+/*
+ * Bytes earned in gap_ns at rate bytes/s. Whole seconds and the rest apart:
+ * rest * rate stays below 1e9 * 1.25e10 < 2^64 at the 100 Gbit/s maximum.
+ */
+static __always_inline __u64 credit_earned(__u64 gap_ns, __u64 rate)
+{
+	__u64 secs = gap_ns / NSEC_PER_SEC;
+
+	if (secs >= MAX_GAP_SECS)
+		return (__u64)MAX_GAP_SECS * rate;
+	return secs * rate + (gap_ns % NSEC_PER_SEC) * rate / NSEC_PER_SEC;
+}
+
+/*
+ * Add the credit earned since the last packet, take this packet's length and
+ * return the credit left. Several CPUs send for one cgroup: the lock makes
+ * each update see the previous one. A CPU whose "now" is older than the last
+ * update adds nothing; the later CPU already credited that time.
+ */
+static __always_inline __s64 vqueue_take(struct hbm_vqueue *q, __u64 now, __u64 rate, __u64 len)
+{
+	__s64 credit;
+
+	bpf_spin_lock(&q->lock);
+	if (!q->lasttime) {
+		q->lasttime = now;
+		q->credit = INIT_CREDIT;
+	}
+	credit = q->credit;
+	if (now > q->lasttime) {
+		credit += credit_earned(now - q->lasttime, rate);
+		if (credit > MAX_CREDIT)
+			credit = MAX_CREDIT;
+		q->lasttime = now;
+	}
+	credit -= len;
+	q->credit = credit;
+	bpf_spin_unlock(&q->lock);
+	return credit;
+}
+
+/* The rules of the comment at the top, for a packet that left this debt. */
+static __always_inline void judge(struct __sk_buff *skb, const struct hbm_pkt *p, __s64 debt,
+				  struct hbm_result *r)
+{
+	if (debt > DROP_THRESH || (p->len > HBM_SMALL_PKT && debt > LARGE_DROP_THRESH)) {
+		r->drop = true;
+		r->cn = p->is_tcp && !p->ect;
+		return;
+	}
+	if (debt <= MARK_THRESH)
+		return;
+	if (p->ect && bpf_skb_ecn_set_ce(skb))
+		r->ce = true;
+	else if (p->is_tcp)
+		r->cn = hbm_chance(debt - MARK_THRESH, MARK_REGION);
+	else if (p->len > HBM_SMALL_PKT)
+		r->drop = true;
+}
+
+SEC("cgroup_skb/egress")
+int hbm_credit(struct __sk_buff *skb)
+{
+	struct hbm_config *cfg = hbm_get_config();
+	struct hbm_result r = {};
+	struct hbm_pkt p = {};
+	struct hbm_vqueue *q;
+	__s64 credit;
+	__u64 now;
+
+	if (!cfg || !cfg->rate)
+		return HBM_PASS;
+	if (hbm_exempt(skb, cfg)) {
+		hbm_count_exempt();
+		return HBM_PASS;
+	}
+	q = bpf_get_local_storage(&hbm_queue, 0);
+	if (!q)
+		return HBM_PASS;
+	hbm_get_pkt(skb, &p);
+	now = bpf_ktime_get_ns();
+	credit = vqueue_take(q, now, cfg->rate, p.len);
+	if (q->rate_seen != cfg->rate) {
+		hbm_debug(cfg, "rate %llu bytes/s", cfg->rate);
+		q->rate_seen = cfg->rate;
+	}
+
+	judge(skb, &p, -credit, &r);
+	if (cfg->flags & HBM_F_NO_CN)
+		r.cn = false;
+	if (r.drop) {
+		/* What is not sent does not use the rate. */
+		__sync_fetch_and_add(&q->credit, p.len);
+		hbm_debug(cfg, "drop len %llu credit %lld cn %d", p.len, credit, r.cn);
+	}
+	hbm_account(&p, &r, now, credit);
+	return hbm_verdict(&r);
+}

@@ -1,0 +1,743 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hbm: Host Bandwidth Manager. Limits the egress rate of the processes of
+ * cgroup /hbm<id> with a cgroup skb egress BPF program (bpf/hbm.bpf.c, or
+ * bpf/hbm_edt.bpf.c with --edt), as the 2019 Linux sample did. See usage().
+ *
+ * Life of a run:
+ *   1. claim the id: mkdir /sys/fs/bpf/bpfqdisc/hbm<id> (0700) fails if
+ *      another hbm holds it;
+ *   2. create (or reuse an empty-handed) cgroup <cgroup2 mount>/hbm<id>;
+ *   3. load the program, write the rate and flags to hbm_config, attach it
+ *      to the cgroup with a BPF link and pin the link and the maps in the
+ *      directory of step 1;
+ *   4. run for -t seconds or until a signal, adjusting the rate (-w) and
+ *      copying the BPF trace (-d);
+ *   5. print the statistics (-s, -j) and undo steps 1-3, unless --keep:
+ *      then the pinned link keeps the limit in force after hbm exits, and
+ *      `hbm -n <id> --remove` undoes it later.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <linux/magic.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "hbm_tool.h"
+#include "hbm.skel.h"
+#include "hbm_edt.skel.h"
+
+#define DEFAULT_RATE_MBPS	1000
+#define MAX_ID			999999
+#define WC_INTERVAL_MS		50	/* work-conserving control period */
+#define WC_BUSY			0.95	/* NIC share above which it is busy */
+#define WC_USING		0.97	/* cgroup share of its limit: "using it" */
+
+struct opts {
+	int id;
+	double rate_mbps;
+	long secs;			/* 0: until a signal */
+	bool debug, loopback, stats, json, wc, edt, no_cn, keep, remove;
+	const char *prog;		/* object file, or NULL for the built-in */
+	const char *nic, *netns;
+	double nic_mbps;		/* NIC capacity for -w; 0: its link speed */
+};
+
+/* Everything a run sets up, so that cleanup undoes exactly that. */
+struct run {
+	char pin_dir[PATH_MAX];
+	char cg_path[PATH_MAX + 16];	/* mount point + "/hbm<id>" */
+	bool pin_dir_made, cg_made;
+	int cg_fd;
+	struct bpf_object *obj;
+	struct bpf_program *prog;
+	struct bpf_link *link;
+	int config_fd, stats_fd;
+	struct hbm_config cfg;
+	int trace_fd;
+};
+
+static volatile sig_atomic_t stop;
+
+void hbm_err(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("hbm: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: hbm [-d] [-l] [-n <id>] [-r <rate>] [-s] [-t <secs>] [-w] [--edt]\n"
+		"           [--no_cn] [-j] [--keep] [--nic DEV] [--nic-rate MBPS]\n"
+		"           [--netns NAME] [-h] [prog]\n"
+		"       hbm -n <id> --remove [-s | -j]\n"
+		"\n"
+		"Limits the egress rate of cgroup /hbm<id> under the cgroup2 mount with a\n"
+		"cgroup skb BPF program, until -t seconds pass or a signal arrives.\n"
+		"Rates count IP bytes: every packet's IP and transport headers are included,\n"
+		"the link-layer header is not (TCP goodput is ~96.5%% of it at MTU 1500).\n"
+		"\n"
+		"  -d            print the BPF trace (on stderr)\n"
+		"  -l            also limit traffic over loopback\n"
+		"  -n <id>       cgroup /hbm<id> (default 1)\n"
+		"  -r <rate>     limit in Mbit/s, %d to %d (default %d)\n"
+		"  -s            print statistics at the end\n"
+		"  -j            the same as JSON\n"
+		"  -t <secs>     run that long; 0 (default) = until SIGINT/SIGTERM\n"
+		"  -w            work conserving: the limit grows while the NIC (--nic) has\n"
+		"                spare capacity and shrinks back to -r when it is busy\n"
+		"  --edt         earliest-departure-time mode: needs fq (or bpf_fq) on the NIC\n"
+		"  --no_cn       never ask TCP to reduce its cwnd (CN)\n"
+		"  --keep        leave the limit in force at exit (pinned); undo with --remove\n"
+		"  --remove      undo a kept hbm <id>\n"
+		"  --nic DEV     the NIC -w watches\n"
+		"  --nic-rate M  its capacity in Mbit/s (default: its link speed)\n"
+		"  --netns NAME  the network namespace of --nic (as ip netns)\n"
+		"  -h            this help\n"
+		"  prog          BPF object with a cgroup_skb/egress program and the maps\n"
+		"                of include/hbm.h; or hbm / hbm_edt (built in, the default)\n"
+		"\n"
+		"Exit status: 0 ok, 1 the system or kernel failed, 2 bad usage.\n",
+		HBM_MIN_RATE_MBPS, HBM_MAX_RATE_MBPS, DEFAULT_RATE_MBPS);
+}
+
+/* --- options ---------------------------------------------------------- */
+
+static int parse_double(const char *s, double *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtod(s, &end);
+	return errno || end == s || *end || !isfinite(*out) ? -1 : 0;
+}
+
+static int parse_long(const char *s, long min, long max, long *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtol(s, &end, 10);
+	return errno || end == s || *end || *out < min || *out > max ? -1 : 0;
+}
+
+enum { OPT_NO_CN = 256, OPT_EDT, OPT_KEEP, OPT_REMOVE, OPT_NIC, OPT_NIC_RATE, OPT_NETNS };
+
+static int parse_opts(int argc, char **argv, struct opts *o)
+{
+	static const struct option longopts[] = {
+		{ "no_cn", no_argument, NULL, OPT_NO_CN },
+		{ "no-cn", no_argument, NULL, OPT_NO_CN },
+		{ "edt", no_argument, NULL, OPT_EDT },
+		{ "keep", no_argument, NULL, OPT_KEEP },
+		{ "remove", no_argument, NULL, OPT_REMOVE },
+		{ "nic", required_argument, NULL, OPT_NIC },
+		{ "nic-rate", required_argument, NULL, OPT_NIC_RATE },
+		{ "netns", required_argument, NULL, OPT_NETNS },
+		{ "help", no_argument, NULL, 'h' },
+		{}
+	};
+	long v;
+	int c;
+
+	*o = (struct opts){ .id = 1, .rate_mbps = DEFAULT_RATE_MBPS };
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":dln:or:st:wjh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'd': o->debug = true; break;
+		case 'l': o->loopback = true; break;
+		case 'o': break;	/* egress: the only direction */
+		case 's': o->stats = true; break;
+		case 'j': o->json = true; break;
+		case 'w': o->wc = true; break;
+		case OPT_NO_CN: o->no_cn = true; break;
+		case OPT_EDT: o->edt = true; break;
+		case OPT_KEEP: o->keep = true; break;
+		case OPT_REMOVE: o->remove = true; break;
+		case OPT_NIC: o->nic = optarg; break;
+		case OPT_NETNS: o->netns = optarg; break;
+		case 'h': usage(stdout); exit(HBM_EXIT_OK);
+		case 'n':
+			if (parse_long(optarg, 0, MAX_ID, &v)) {
+				hbm_err("-n takes an id from 0 to %d, not '%s'", MAX_ID, optarg);
+				return HBM_EXIT_USAGE;
+			}
+			o->id = v;
+			break;
+		case 'r':
+			if (parse_double(optarg, &o->rate_mbps) ||
+			    o->rate_mbps < HBM_MIN_RATE_MBPS || o->rate_mbps > HBM_MAX_RATE_MBPS) {
+				hbm_err("-r takes a rate from %d to %d Mbit/s, not '%s'",
+					HBM_MIN_RATE_MBPS, HBM_MAX_RATE_MBPS, optarg);
+				return HBM_EXIT_USAGE;
+			}
+			break;
+		case 't':
+			if (parse_long(optarg, 0, INT_MAX, &o->secs)) {
+				hbm_err("-t takes seconds (0 = until a signal), not '%s'", optarg);
+				return HBM_EXIT_USAGE;
+			}
+			break;
+		case OPT_NIC_RATE:
+			if (parse_double(optarg, &o->nic_mbps) || o->nic_mbps < HBM_MIN_RATE_MBPS ||
+			    o->nic_mbps > HBM_MAX_RATE_MBPS) {
+				hbm_err("--nic-rate takes a rate from %d to %d Mbit/s, not '%s'",
+					HBM_MIN_RATE_MBPS, HBM_MAX_RATE_MBPS, optarg);
+				return HBM_EXIT_USAGE;
+			}
+			break;
+		case ':':
+			hbm_err("option %s needs a value (see hbm -h)", argv[optind - 1]);
+			return HBM_EXIT_USAGE;
+		default:
+			hbm_err("unknown option %s (see hbm -h)", argv[optind - 1]);
+			return HBM_EXIT_USAGE;
+		}
+	}
+	if (optind < argc)
+		o->prog = argv[optind++];
+	if (optind < argc) {
+		hbm_err("unexpected argument '%s' (see hbm -h)", argv[optind]);
+		return HBM_EXIT_USAGE;
+	}
+	if (o->wc && !o->nic) {
+		hbm_err("-w needs the NIC to watch: --nic DEV [--nic-rate MBPS] [--netns NAME]");
+		return HBM_EXIT_USAGE;
+	}
+	if (o->nic && o->nic_mbps && o->nic_mbps < o->rate_mbps) {
+		hbm_err("--nic-rate %.0f is below the limit -r %.0f", o->nic_mbps, o->rate_mbps);
+		return HBM_EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* --- environment ------------------------------------------------------ */
+
+/* The first cgroup2 mount in /proc/self/mounts. */
+static int find_cgroup2(char *buf, size_t len)
+{
+	FILE *f = fopen("/proc/self/mounts", "r");
+	char dev[256], dir[PATH_MAX], type[64];
+	int found = 0;
+
+	if (!f) {
+		hbm_err("cannot read /proc/self/mounts: %s", strerror(errno));
+		return HBM_EXIT_FAIL;
+	}
+	while (!found && fscanf(f, "%255s %4095s %63s %*[^\n]", dev, dir, type) == 3)
+		if (!strcmp(type, "cgroup2"))
+			found = snprintf(buf, len, "%s", dir) < (int)len;
+	fclose(f);
+	if (!found) {
+		hbm_err("no cgroup2 file system is mounted (mount -t cgroup2 none /sys/fs/cgroup)");
+		return HBM_EXIT_FAIL;
+	}
+	return 0;
+}
+
+static int ensure_bpffs(void)
+{
+	const char *root = "/sys/fs/bpf";
+	struct statfs st;
+
+	if ((statfs(root, &st) || st.f_type != BPF_FS_MAGIC) &&
+	    mount("bpf", root, "bpf", 0, "mode=0700")) {
+		hbm_err("bpffs is not mounted at %s and mounting it failed: %s", root,
+			strerror(errno));
+		return HBM_EXIT_FAIL;
+	}
+	if (mkdir(HBM_PIN_ROOT, 0700) && errno != EEXIST) {
+		hbm_err("cannot create %s: %s%s", HBM_PIN_ROOT, strerror(errno),
+			errno == EACCES || errno == EPERM ? " (hbm needs root)" : "");
+		return HBM_EXIT_FAIL;
+	}
+	return 0;
+}
+
+/* Step 1: the pin directory is the lock on the id. */
+static int claim_id(struct run *r, int id)
+{
+	snprintf(r->pin_dir, sizeof(r->pin_dir), "%s/hbm%d", HBM_PIN_ROOT, id);
+	if (!mkdir(r->pin_dir, 0700)) {
+		r->pin_dir_made = true;
+		return 0;
+	}
+	if (errno == EEXIST) {
+		hbm_err("id %d is in use: %s exists (another hbm, or one kept: hbm -n %d --remove)",
+			id, r->pin_dir, id);
+		return HBM_EXIT_USAGE;
+	}
+	hbm_err("cannot create %s: %s", r->pin_dir, strerror(errno));
+	return HBM_EXIT_FAIL;
+}
+
+static int egress_progs(int cg_fd)
+{
+	__u32 ids[8], cnt = 8, flags = 0;
+
+	if (bpf_prog_query(cg_fd, BPF_CGROUP_INET_EGRESS, 0, &flags, ids, &cnt))
+		return errno == ENOSPC ? 8 : 0;
+	return cnt;
+}
+
+/* Step 2: a cgroup of our own, or an existing one nobody limits yet. */
+static int make_cgroup(struct run *r, const char *root, int id)
+{
+	snprintf(r->cg_path, sizeof(r->cg_path), "%s/hbm%d", root, id);
+	if (!mkdir(r->cg_path, 0755))
+		r->cg_made = true;
+	else if (errno != EEXIST) {
+		hbm_err("cannot create cgroup %s: %s", r->cg_path, strerror(errno));
+		return HBM_EXIT_FAIL;
+	}
+	r->cg_fd = open(r->cg_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (r->cg_fd < 0) {
+		hbm_err("cannot open cgroup %s: %s", r->cg_path, strerror(errno));
+		return HBM_EXIT_FAIL;
+	}
+	if (!r->cg_made && egress_progs(r->cg_fd) > 0) {
+		hbm_err("id %d is in use: cgroup %s already has an egress BPF program", id,
+			r->cg_path);
+		return HBM_EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* --- the BPF object --------------------------------------------------- */
+
+static bool libbpf_verbose;
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (level == LIBBPF_DEBUG || !libbpf_verbose)
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+/* The built-in objects, by the name a user may give as prog. */
+static struct bpf_object *open_builtin(const char *name)
+{
+	LIBBPF_OPTS(bpf_object_open_opts, oo, .object_name = name);
+	const void *bytes;
+	size_t sz;
+
+	bytes = strcmp(name, "hbm_edt") ? hbm__elf_bytes(&sz) : hbm_edt__elf_bytes(&sz);
+	return bpf_object__open_mem(bytes, sz, &oo);
+}
+
+/* prog: an object file, or "hbm"/"hbm_edt"; NULL picks by --edt. */
+static int open_object(struct run *r, struct opts *o)
+{
+	const char *name = o->edt ? "hbm_edt" : "hbm";
+
+	if (o->prog && !access(o->prog, R_OK)) {
+		r->obj = bpf_object__open_file(o->prog, NULL);
+	} else {
+		if (o->prog && strcmp(o->prog, "hbm") && strcmp(o->prog, "hbm_edt")) {
+			hbm_err("no BPF object %s (give a file, or hbm or hbm_edt)", o->prog);
+			return HBM_EXIT_USAGE;
+		}
+		if (o->prog)
+			name = o->prog;
+		o->edt = !strcmp(name, "hbm_edt");
+		r->obj = open_builtin(name);
+	}
+	if (!r->obj) {
+		hbm_err("cannot open BPF object %s: %s", o->prog ?: name, strerror(errno));
+		return HBM_EXIT_USAGE;
+	}
+	return 0;
+}
+
+static struct bpf_program *egress_program(struct bpf_object *obj)
+{
+	struct bpf_program *p;
+
+	bpf_object__for_each_program(p, obj)
+		if (bpf_program__expected_attach_type(p) == BPF_CGROUP_INET_EGRESS)
+			return p;
+	return NULL;
+}
+
+static int load_object(struct run *r, const struct opts *o)
+{
+	int err;
+
+	r->prog = egress_program(r->obj);
+	if (!r->prog) {
+		hbm_err("the BPF object has no cgroup_skb/egress program");
+		return HBM_EXIT_USAGE;
+	}
+	err = bpf_object__load(r->obj);
+	if (err) {
+		hbm_err("cannot load the BPF program: %s%s", strerror(-err),
+			o->debug ? "" : " (hbm -d shows the verifier log)");
+		return HBM_EXIT_FAIL;
+	}
+	r->config_fd = bpf_object__find_map_fd_by_name(r->obj, "hbm_config");
+	r->stats_fd = bpf_object__find_map_fd_by_name(r->obj, "hbm_stats");
+	if (r->config_fd < 0 || r->stats_fd < 0) {
+		hbm_err("the BPF object lacks the maps hbm_config and hbm_stats");
+		return HBM_EXIT_USAGE;
+	}
+	return 0;
+}
+
+static __u64 mbps_to_bytes(double mbps)
+{
+	return (__u64)(mbps * 1e6 / 8 + 0.5);
+}
+
+static int write_config(struct run *r)
+{
+	__u32 zero = 0;
+
+	if (bpf_map_update_elem(r->config_fd, &zero, &r->cfg, BPF_ANY)) {
+		hbm_err("cannot write the configuration map: %s", strerror(errno));
+		return HBM_EXIT_FAIL;
+	}
+	return 0;
+}
+
+static int pin_path(char *buf, size_t len, const struct run *r, const char *what)
+{
+	return snprintf(buf, len, "%s/%s", r->pin_dir, what) >= (int)len ? -ENAMETOOLONG : 0;
+}
+
+/* Step 3's end: attach and pin the link, and pin the maps beside it. */
+static int attach(struct run *r)
+{
+	char path[PATH_MAX];
+	int err;
+
+	r->link = bpf_program__attach_cgroup(r->prog, r->cg_fd);
+	if (!r->link) {
+		hbm_err("cannot attach to cgroup %s: %s", r->cg_path, strerror(errno));
+		return HBM_EXIT_FAIL;
+	}
+	err = pin_path(path, sizeof(path), r, "link") ?: bpf_link__pin(r->link, path);
+	if (!err)
+		err = pin_path(path, sizeof(path), r, "config") ?:
+		      bpf_obj_pin(r->config_fd, path) ? -errno : 0;
+	if (!err)
+		err = pin_path(path, sizeof(path), r, "stats") ?:
+		      bpf_obj_pin(r->stats_fd, path) ? -errno : 0;
+	if (err) {
+		hbm_err("cannot pin under %s: %s", r->pin_dir, strerror(-err));
+		return HBM_EXIT_FAIL;
+	}
+	return 0;
+}
+
+/* --- running ---------------------------------------------------------- */
+
+static void on_signal(int sig)
+{
+	stop = 1;
+}
+
+static void catch_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };	/* no SA_RESTART */
+
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int open_trace_pipe(void)
+{
+	static const char *const paths[] = {
+		"/sys/kernel/tracing/trace_pipe",
+		"/sys/kernel/debug/tracing/trace_pipe",
+	};
+	int fd;
+
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+			fd = open(paths[i], O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+			if (fd >= 0)
+				return fd;
+		}
+		/* Not mounted: tracefs has its own mount point in /sys. */
+		if (pass == 0)
+			mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL);
+	}
+	hbm_err("cannot open the BPF trace (trace_pipe): %s; going on without it", strerror(errno));
+	return -1;
+}
+
+/* Waits up to ms, copying what bpf_printk() wrote meanwhile to stderr. */
+static void wait_ms(struct run *r, int ms)
+{
+	struct pollfd pfd = { .fd = r->trace_fd, .events = POLLIN };
+	char buf[4096];
+	ssize_t n;
+
+	if (r->trace_fd < 0) {
+		poll(NULL, 0, ms);
+		return;
+	}
+	if (poll(&pfd, 1, ms) <= 0)
+		return;
+	while ((n = read(r->trace_fd, buf, sizeof(buf))) > 0)
+		fwrite(buf, 1, n, stderr);
+}
+
+/* Work conserving: what the last period measured, and the limit's floor. */
+struct wc_state {
+	struct hbm_nic nic;
+	double floor_mbps;
+	double last_s;
+	__u64 last_cg_bytes;
+};
+
+static int wc_init(struct wc_state *w, struct run *r, const struct opts *o)
+{
+	struct hbm_stats s;
+	int err;
+
+	w->nic.name = o->nic;
+	w->nic.capacity_mbps = o->nic_mbps ? o->nic_mbps : hbm_nic_speed_mbps(o->nic);
+	if (w->nic.capacity_mbps <= 0) {
+		hbm_err("the link speed of %s is unknown: give --nic-rate MBPS", o->nic);
+		return HBM_EXIT_USAGE;
+	}
+	err = hbm_nic_tx_bytes(o->nic, &w->nic.last_tx_bytes);
+	if (err)
+		return err;
+	w->floor_mbps = o->rate_mbps;
+	w->last_s = now_s();
+	hbm_stats_read(r->stats_fd, &s);
+	w->last_cg_bytes = hbm_stats_passed_bytes(&s);
+	return 0;
+}
+
+/*
+ * One control period: while the NIC sends below 95% of its capacity and the
+ * cgroup uses its limit, raise the limit by 1/16 (up to 95% of the NIC);
+ * when the NIC is busy, lower it by 1/8, never below -r.
+ */
+static void wc_step(struct wc_state *w, struct run *r, bool debug)
+{
+	double t = now_s(), dt = t - w->last_s, nic_mbps, cg_mbps, limit, next;
+	struct hbm_stats s;
+	__u64 tx, cg;
+
+	if (dt <= 0 || hbm_nic_tx_bytes(w->nic.name, &tx) || hbm_stats_read(r->stats_fd, &s))
+		return;
+	cg = hbm_stats_passed_bytes(&s);
+	nic_mbps = (tx - w->nic.last_tx_bytes) * 8 / dt / 1e6;
+	cg_mbps = (cg - w->last_cg_bytes) * 8 / dt / 1e6;
+	w->nic.last_tx_bytes = tx;
+	w->last_cg_bytes = cg;
+	w->last_s = t;
+
+	limit = r->cfg.rate * 8 / 1e6;
+	next = limit;
+	if (nic_mbps < WC_BUSY * w->nic.capacity_mbps) {
+		if (cg_mbps >= WC_USING * limit)
+			next = fmin(limit * 17 / 16, WC_BUSY * w->nic.capacity_mbps);
+	} else {
+		next = fmax(limit * 7 / 8, w->floor_mbps);
+	}
+	next = fmax(next, w->floor_mbps);
+	if (fabs(next - limit) < 0.001)
+		return;
+	r->cfg.rate = mbps_to_bytes(next);
+	write_config(r);
+	if (debug)
+		hbm_err("nic %.1f Mbit/s, cgroup %.1f Mbit/s: limit %.1f -> %.1f Mbit/s",
+			nic_mbps, cg_mbps, limit, next);
+}
+
+static int run_loop(struct run *r, const struct opts *o)
+{
+	double end = o->secs ? now_s() + o->secs : INFINITY;
+	struct wc_state w = {};
+	int err;
+
+	if (o->wc && (err = wc_init(&w, r, o)))
+		return err;
+	while (!stop) {
+		double left = end - now_s();
+		int ms = o->wc ? WC_INTERVAL_MS : 1000;
+
+		if (left <= 0)
+			break;
+		if (left * 1000 < ms)
+			ms = (int)(left * 1000) + 1;
+		wait_ms(r, ms);
+		if (o->wc && !stop)
+			wc_step(&w, r, o->debug);
+	}
+	return 0;
+}
+
+static void report(const struct run *r, const struct opts *o, int stats_fd)
+{
+	struct hbm_report rep = {
+		.id = o->id,
+		.edt = o->edt || (r->cfg.flags & HBM_F_EDT),
+		.limit_mbps = r->cfg.rate * 8 / 1e6,
+	};
+
+	if (!o->stats && !o->json)
+		return;
+	if (hbm_stats_read(stats_fd, &rep.s)) {
+		hbm_err("cannot read the statistics: %s", strerror(errno));
+		return;
+	}
+	if (o->json)
+		hbm_report_json(stdout, &rep);
+	else
+		hbm_report_text(stdout, &rep);
+	fflush(stdout);
+}
+
+/* --- cleanup ---------------------------------------------------------- */
+
+static void unpin_all(const struct run *r)
+{
+	static const char *const pins[] = { "link", "config", "stats" };
+	char path[PATH_MAX];
+
+	for (size_t i = 0; i < sizeof(pins) / sizeof(pins[0]); i++)
+		if (!pin_path(path, sizeof(path), r, pins[i]))
+			unlink(path);
+	rmdir(r->pin_dir);
+}
+
+static void remove_cgroup(const char *path)
+{
+	if (rmdir(path) && errno == EBUSY)
+		hbm_err("cgroup %s still has processes: left in place, unlimited", path);
+}
+
+/* Undo everything, or with keep leave the link and maps pinned. */
+static void cleanup(struct run *r, bool keep, int id)
+{
+	if (r->link && keep) {
+		bpf_link__disconnect(r->link);	/* the pin keeps it attached */
+		hbm_err("limit on %s kept; undo with: hbm -n %d --remove", r->cg_path, id);
+	} else if (r->pin_dir_made) {
+		unpin_all(r);
+	}
+	bpf_link__destroy(r->link);
+	bpf_object__close(r->obj);
+	if (r->cg_fd >= 0)
+		close(r->cg_fd);
+	if (r->cg_made && !(keep && r->link))
+		remove_cgroup(r->cg_path);
+	if (r->trace_fd >= 0)
+		close(r->trace_fd);
+}
+
+/* hbm -n <id> --remove: undo a kept hbm, printing its stats first. */
+static int remove_kept(struct opts *o)
+{
+	char cg_root[PATH_MAX], path[PATH_MAX];
+	struct run r = { .cg_fd = -1, .trace_fd = -1 };
+	__u32 zero = 0;
+	int err, fd;
+
+	err = find_cgroup2(cg_root, sizeof(cg_root)) ?: ensure_bpffs();
+	if (err)
+		return err;
+	snprintf(r.pin_dir, sizeof(r.pin_dir), "%s/hbm%d", HBM_PIN_ROOT, o->id);
+	if (access(r.pin_dir, F_OK)) {
+		hbm_err("no kept hbm with id %d (%s does not exist)", o->id, r.pin_dir);
+		return HBM_EXIT_USAGE;
+	}
+	fd = !pin_path(path, sizeof(path), &r, "config") ? bpf_obj_get(path) : -1;
+	if (fd >= 0) {
+		bpf_map_lookup_elem(fd, &zero, &r.cfg);
+		close(fd);
+	}
+	fd = !pin_path(path, sizeof(path), &r, "stats") ? bpf_obj_get(path) : -1;
+	if (fd >= 0) {
+		report(&r, o, fd);
+		close(fd);
+	}
+	unpin_all(&r);	/* the last reference to the link: it detaches */
+	snprintf(r.cg_path, sizeof(r.cg_path), "%s/hbm%d", cg_root, o->id);
+	remove_cgroup(r.cg_path);
+	return 0;
+}
+
+static int setup(struct run *r, struct opts *o)
+{
+	char cg_root[PATH_MAX];
+
+	return find_cgroup2(cg_root, sizeof(cg_root)) ?:
+	       (o->netns ? hbm_enter_netns(o->netns) : 0) ?:
+	       open_object(r, o) ?:
+	       ensure_bpffs() ?:
+	       claim_id(r, o->id) ?:
+	       make_cgroup(r, cg_root, o->id) ?:
+	       load_object(r, o) ?:
+	       write_config(r) ?:
+	       attach(r);
+}
+
+int main(int argc, char **argv)
+{
+	struct run r = { .cg_fd = -1, .trace_fd = -1 };
+	struct opts o;
+	int err;
+
+	err = parse_opts(argc, argv, &o);
+	if (err)
+		return err;
+	libbpf_verbose = o.debug;
+	libbpf_set_print(libbpf_print);
+	if (o.remove)
+		return remove_kept(&o);
+
+	r.cfg.rate = mbps_to_bytes(o.rate_mbps);
+	r.cfg.flags = (o.loopback ? HBM_F_LOOPBACK : 0) | (o.no_cn ? HBM_F_NO_CN : 0) |
+		      (o.debug ? HBM_F_DEBUG : 0);
+	catch_signals();
+	err = setup(&r, &o);
+	if (!err) {
+		/* open_object() settled the mode: record it for --remove -s. */
+		r.cfg.flags |= o.edt ? HBM_F_EDT : 0;
+		write_config(&r);
+		if (o.debug)
+			r.trace_fd = open_trace_pipe();
+		hbm_err("limiting cgroup %s to %g Mbit/s (%s mode)", r.cg_path, o.rate_mbps,
+			o.edt ? "edt" : "credit");
+		err = run_loop(&r, &o);
+		report(&r, &o, r.stats_fd);
+	}
+	cleanup(&r, o.keep && !err, o.id);
+	return err;
+}
