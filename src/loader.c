@@ -129,16 +129,25 @@ static int set_rodata_u32(struct bpf_object *obj, const char *name, __u32 val)
 
 static int size_maps(struct bpf_object *obj, const struct bq_load_opts *o)
 {
-	struct { const char *name; __u32 entries; } sizes[] = {
-		{ "bq_instances", o->max_instances },
-		{ "bq_slots", o->max_instances },
-		{ "bq_params", o->max_instances },
-		{ "bq_fifo_ring", o->max_instances * o->ring_slots },
+	/* optional: per-slot maps that only some kinds have (a kind that keeps
+	 * its packets in the skb pool has no FIFO ring) */
+	struct { const char *name; __u32 entries; bool optional; } sizes[] = {
+		{ "bq_instances", o->max_instances, false },
+		{ "bq_slots", o->max_instances, false },
+		{ "bq_params", o->max_instances, false },
+		{ "bq_fifo_ring", o->max_instances * o->ring_slots, true },
+		{ "bq_pool", o->max_instances * o->ring_slots, true },
+		{ "bq_timeq", o->max_instances * o->ring_slots, true },
+		{ "fq_state", o->max_instances, true },
+		{ "fq_flows", o->max_instances * o->ring_slots, true },
+		{ "fq_buckets", o->max_instances * o->ring_slots, true },
 	};
 
 	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
 		struct bpf_map *m = bpf_object__find_map_by_name(obj, sizes[i].name);
 
+		if (!m && sizes[i].optional)
+			continue;
 		if (!m || bpf_map__set_max_entries(m, sizes[i].entries))
 			return -ENOENT;
 	}

@@ -1,0 +1,717 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bpf_fq: fair queueing with per-flow pacing, sch_fq's semantics in BPF.
+ *
+ * Why this shape. sch_fq exists for hosts that send: it serves sockets
+ * fairly and lets each leave no earlier than its departure time (EDT,
+ * skb->tstamp) or its pacing rate allows. So a flow is a socket, not a hash:
+ * two sockets whose hashes collide are still two flows, and a socket that is
+ * freed and reused for another connection (sk_hash changes) starts afresh.
+ * Packets without a full socket (forwarded, listener SYN-ACKs, TIME_WAIT
+ * RSTs) and unconnected sockets (UDP sendto to anyone) have no stable
+ * identity worth pacing; they are spread over orphan_mask + 1 flows by
+ * packet hash. Control packets (priority TC_PRIO_CONTROL) skip everything:
+ * one internal FIFO served before any flow, as sch_fq did before its 3
+ * bands (the control band is what must never wait behind bulk).
+ *
+ * Round robin with credits (DRR): a flow new to the scheduler (or idle for
+ * longer than refill_delay) goes on new_flows, served before old_flows so
+ * a short exchange is not stuck behind bulk; a flow that spent its credit
+ * gets `quantum` more and goes to the back of old_flows. New flows start
+ * with initial_quantum so the first window leaves at once.
+ *
+ * Pacing. A flow whose head packet is not due yet (its timestamp, or the
+ * time its previous packet's length at its rate allows) leaves the round
+ * robin for a time-ordered heap of throttled flows; dequeue moves the due
+ * ones back to old_flows and arms the watchdog for the earliest otherwise.
+ * The rate is the socket's sk_pacing_rate for packets without a timestamp,
+ * capped by maxrate; a packet with a timestamp is paced by the sender (TCP
+ * computes EDT itself) and only maxrate applies on top. A timestamp beyond
+ * the horizon is a sender bug or an attack on memory: drop it, or cap it.
+ *
+ * Memory. Nothing is allocated per packet or per flow: packets sit in the
+ * framework's skb pool, flows in a per-instance array with a free list, the
+ * flow lookup is a per-instance hash table of chains through that array.
+ * Both are bounded by the load-time --ring-slots (per instance), flows also
+ * by flows_max. A flow that has had no packet for 3 s is detached state
+ * only; detached flows sit on an LRU list, and every enqueue frees up to 8
+ * that are older than 3 s (sch_fq collects them while walking a hash
+ * bucket). When the table is full, the least recently used detached flow
+ * is reused at once; with none, the packet is dropped (nomem).
+ *
+ * What a BPF qdisc cannot do: write skb->sk (so no SK_PACING_FQ: TCP paces
+ * itself and hands us EDT timestamps, which we honour), orphan an skb, or
+ * set CE. ce_threshold therefore only counts the packets sch_fq would have
+ * marked (marks). See docs/fq.md.
+ */
+#define BQ_NO_FIFO
+#define BQ_WANT_POOL
+#define BQ_WANT_TIMEQ
+#include "bpfqdisc.bpf.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+#define NSEC_PER_USEC		1000ULL
+#define NSEC_PER_MSEC		1000000ULL
+#define NSEC_PER_SEC		1000000000ULL
+#define TC_PRIO_CONTROL		7
+#define TC_PRIO_MAX		15
+
+#define FQ_GC_MAX		8		/* detached flows freed per enqueue */
+#define FQ_GC_AGE		(3 * NSEC_PER_SEC)
+#define FQ_CHAIN_MAX		64		/* hash chain walk bound */
+#define FQ_NONE			(~0ULL)
+
+enum {
+	P_LIMIT, P_FLOW_LIMIT, P_QUANTUM, P_INITIAL_QUANTUM, P_REFILL_DELAY,
+	P_PACING, P_MAXRATE, P_LOW_RATE_THRESHOLD, P_HORIZON, P_HORIZON_DROP,
+	P_ORPHAN_MASK, P_CE_THRESHOLD, P_TIMER_SLACK, P_FLOWS_MAX,
+};
+
+BQ_PARAMS(
+	{ "limit", BQ_UNIT_COUNT, 10000, 1, 1 << 24 },
+	{ "flow_limit", BQ_UNIT_COUNT, 100, 1, 1 << 24 },
+	{ "quantum", BQ_UNIT_BYTES, 3028, 1, 1 << 20 },		/* 2 x 1514 */
+	{ "initial_quantum", BQ_UNIT_BYTES, 15140, 0, 1 << 30 },	/* 10 x 1514 */
+	{ "refill_delay", BQ_UNIT_TIME, 40 * NSEC_PER_MSEC, 0, 3600 * NSEC_PER_SEC },
+	{ "pacing", BQ_UNIT_BOOL, 1, 0, 1 },
+	{ "maxrate", BQ_UNIT_RATE, 0, 0, ~0ULL },		/* 0: no cap */
+	{ "low_rate_threshold", BQ_UNIT_RATE, 550000 / 8, 0, ~0ULL },
+	{ "horizon", BQ_UNIT_TIME, 10 * NSEC_PER_SEC, 0, 3600 * NSEC_PER_SEC },
+	{ "horizon_drop", BQ_UNIT_BOOL, 1, 0, 1 },
+	{ "orphan_mask", BQ_UNIT_COUNT, 1023, 0, 0xffffffff },
+	{ "ce_threshold", BQ_UNIT_TIME, 0, 0, 3600 * NSEC_PER_SEC },	/* 0: off */
+	{ "timer_slack", BQ_UNIT_TIME, 10 * NSEC_PER_USEC, 0, NSEC_PER_SEC },
+	{ "flows_max", BQ_UNIT_COUNT, 1 << 20, 1, 1 << 24 },	/* and --ring-slots - 1 */
+);
+
+enum {
+	X_FLOWS, X_INACTIVE, X_THROTTLED, X_GC_FLOWS, X_HIGHPRIO,
+	X_HORIZON_CAPS, X_PKTS_TOO_LONG, X_UNTHROTTLE_LATENCY,
+};
+
+BQ_XSTATS(
+	{ "flows", BQ_GAUGE },			/* flow entries in use */
+	{ "inactive", BQ_GAUGE },		/* of which with no packet */
+	{ "throttled", BQ_GAUGE },		/* waiting for their departure time */
+	{ "gc_flows", BQ_COUNTER },		/* detached flows freed */
+	{ "highprio_packets", BQ_COUNTER },	/* TC_PRIO_CONTROL, served first */
+	{ "horizon_caps", BQ_COUNTER },		/* timestamps capped to the horizon */
+	{ "pkts_too_long", BQ_COUNTER },	/* pacing delay clamped to 1 s */
+	{ "unthrottle_latency_ns", BQ_GAUGE },	/* EWMA of watchdog lateness */
+);
+
+/* Where a flow is. */
+enum { F_FREE, F_IDLE, F_NEW, F_OLD, F_THROTTLED, F_DETACHED };	/* IDLE: just created */
+
+struct fq_flow {
+	__u64 key;		/* socket pointer, or (hash << 1) | 1 */
+	__u64 time_next_packet;	/* pacing: not before this */
+	struct bq_skbq q;	/* its packets, in departure order */
+	__s32 credit;
+	__u32 next, prev;	/* in new, old or detached list; free list */
+	__u32 hnext;		/* hash chain */
+	__u32 socket_hash;	/* sk_hash when created: detects reuse */
+	__u32 age;		/* when it became detached, ns >> 20 */
+	__u8 state;
+};
+
+struct fq_list {
+	__u32 head, tail;
+};
+
+/* Per instance, indexed by slot. */
+struct fq_sched {
+	struct bq_pool_state pool;
+	struct bq_tq delayed;		/* throttled flows by time_next_packet */
+	struct bq_skbq internal;	/* TC_PRIO_CONTROL */
+	struct fq_list new_flows, old_flows;
+	struct fq_list detached;	/* LRU: oldest first */
+	__u32 flow_free;		/* free flow entries, linked by next */
+	__u32 flow_hwm;			/* highest entry ever used */
+	__u64 time_next_delayed_flow;	/* FQ_NONE: nothing throttled */
+	__u64 sk_scratch;		/* see fq_sk_key() */
+};
+
+/* Sized by the loader: fq_state max_instances, the others x ring_slots. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, BQ_DEFAULT_MAX_INSTANCES);
+	__type(key, u32);
+	__type(value, struct fq_sched);
+} fq_state SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, BQ_DEFAULT_MAX_INSTANCES * BQ_DEFAULT_RING_SLOTS);
+	__type(key, u32);
+	__type(value, struct fq_flow);
+} fq_flows SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, BQ_DEFAULT_MAX_INSTANCES * BQ_DEFAULT_RING_SLOTS);
+	__type(key, u32);
+	__type(value, __u32);
+} fq_buckets SEC(".maps");
+
+/* Per-packet flags in qdisc_skb_cb(skb)->data. */
+#define FQ_CB_ORPHAN	1	/* no usable socket: no sk_pacing_rate */
+
+static __always_inline u8 *fq_cb_flags(struct sk_buff *skb)
+{
+	return &((struct qdisc_skb_cb *)skb->cb)->data[0];
+}
+
+static __always_inline struct fq_flow *fq_flow(const struct bq_instance *q, u32 idx)
+{
+	u32 key = q->slot * bq_ring_slots + (idx & (bq_ring_slots - 1));
+
+	return bpf_map_lookup_elem(&fq_flows, &key);
+}
+
+static __always_inline u32 *fq_bucket(const struct bq_instance *q, u64 fkey)
+{
+	u32 key = q->slot * bq_ring_slots +
+		  ((u32)((fkey * 0x9E3779B97F4A7C15ULL) >> 32) & (bq_ring_slots - 1));
+
+	return bpf_map_lookup_elem(&fq_buckets, &key);
+}
+
+static __always_inline u32 fq_age_now(u64 now)
+{
+	return (u32)(now >> 20);
+}
+
+/*
+ * The socket pointer as a number. The verifier does no arithmetic on a
+ * socket pointer, and hashing is arithmetic; but it lets a privileged
+ * program store one in a map value, and what it loads from there is a
+ * plain number.
+ */
+static __always_inline u64 fq_sk_key(struct fq_sched *st, struct sock *sk)
+{
+	*(volatile struct sock **)&st->sk_scratch = sk;
+	return *(volatile u64 *)&st->sk_scratch;
+}
+
+/* --- flow lists (doubly linked through the flow array) ----------------- */
+
+static __always_inline void fq_list_add_tail(const struct bq_instance *q, struct fq_list *l,
+					     struct fq_flow *f, u32 idx)
+{
+	struct fq_flow *t;
+
+	f->next = 0;
+	f->prev = l->tail;
+	if (l->tail && (t = fq_flow(q, l->tail)))
+		t->next = idx;
+	else
+		l->head = idx;
+	l->tail = idx;
+}
+
+static __always_inline void fq_list_del(const struct bq_instance *q, struct fq_list *l,
+					struct fq_flow *f, u32 idx)
+{
+	struct fq_flow *n;
+
+	if (f->prev && (n = fq_flow(q, f->prev)))
+		n->next = f->next;
+	else
+		l->head = f->next;
+	if (f->next && (n = fq_flow(q, f->next)))
+		n->prev = f->prev;
+	else
+		l->tail = f->prev;
+	f->next = f->prev = 0;
+}
+
+/* --- flow table --------------------------------------------------------- */
+
+/* Unhash and free a detached flow. */
+static __always_inline void fq_flow_free(const struct bq_instance *q, struct fq_sched *st,
+					 struct fq_flow *f, u32 idx)
+{
+	u32 *b = fq_bucket(q, f->key), cur, i;
+	struct fq_flow *c;
+
+	fq_list_del(q, &st->detached, f, idx);
+	if (b) {
+		if (*b == idx) {
+			*b = f->hnext;
+		} else {
+			cur = *b;
+			bpf_for(i, 0, FQ_CHAIN_MAX) {
+				c = fq_flow(q, cur);
+				if (!c || !cur)
+					break;
+				if (c->hnext == idx) {
+					c->hnext = f->hnext;
+					break;
+				}
+				cur = c->hnext;
+			}
+		}
+	}
+	f->state = F_FREE;
+	f->next = st->flow_free;
+	st->flow_free = idx;
+}
+
+static __noinline void fq_gc(struct bq_instance *q, struct fq_sched *st, u64 now)
+{
+	struct fq_flow *f;
+	u32 idx, i, age = fq_age_now(now);
+
+	bpf_for(i, 0, FQ_GC_MAX) {
+		idx = st->detached.head;
+		if (!idx)
+			break;
+		f = fq_flow(q, idx);
+		if (!f || age - f->age <= (u32)(FQ_GC_AGE >> 20))
+			break;
+		fq_flow_free(q, st, f, idx);
+		q->cnt.x[X_FLOWS]--;
+		q->cnt.x[X_INACTIVE]--;
+		q->cnt.x[X_GC_FLOWS]++;
+	}
+}
+
+/* A free flow entry: from the free list, never used ones, or the LRU. */
+static __always_inline u32 fq_flow_alloc(struct bq_instance *q, struct fq_sched *st,
+					 u64 flows_max)
+{
+	struct fq_flow *f;
+	u32 idx;
+
+	if (q->cnt.x[X_FLOWS] >= flows_max) {
+		idx = st->detached.head;
+		f = idx ? fq_flow(q, idx) : NULL;
+		if (!f)
+			return 0;
+		fq_flow_free(q, st, f, idx);
+		q->cnt.x[X_FLOWS]--;
+		q->cnt.x[X_INACTIVE]--;
+		q->cnt.x[X_GC_FLOWS]++;
+	}
+	idx = st->flow_free;
+	if (idx) {
+		f = fq_flow(q, idx);
+		if (!f)
+			return 0;
+		st->flow_free = f->next;
+		return idx;
+	}
+	if (st->flow_hwm + 1 < bq_ring_slots)
+		return ++st->flow_hwm;
+	return 0;
+}
+
+/* The flow of key, created if new; 0 when none can be had. */
+static __noinline u32 fq_classify(struct bq_instance *q, struct fq_sched *st,
+				  const struct bq_params *p, u64 key, u64 now)
+{
+	struct fq_flow *f;
+	u32 *b, idx, i, h;
+
+	b = fq_bucket(q, key);
+	if (!b)
+		return 0;
+	idx = *b;
+	bpf_for(i, 0, FQ_CHAIN_MAX) {
+		if (!idx)
+			break;
+		f = fq_flow(q, idx);
+		if (!f)
+			return 0;
+		if (f->key == key)
+			return idx;
+		idx = f->hnext;
+	}
+	idx = fq_flow_alloc(q, st, p->v[P_FLOWS_MAX]);
+	f = idx ? fq_flow(q, idx) : NULL;
+	if (!f)
+		return 0;
+	b = fq_bucket(q, key);	/* alloc may have unhashed from this bucket */
+	if (!b)
+		return 0;
+	h = *b;
+	f->key = key;
+	f->time_next_packet = 0;
+	f->q.head = f->q.tail = f->q.len = 0;
+	f->credit = p->v[P_INITIAL_QUANTUM];
+	f->next = f->prev = 0;
+	f->hnext = h;
+	f->socket_hash = 0;
+	f->age = fq_age_now(now);
+	f->state = F_IDLE;
+	*b = idx;
+	q->cnt.x[X_FLOWS]++;
+	q->cnt.x[X_INACTIVE]++;
+	return idx;
+}
+
+/* --- enqueue ------------------------------------------------------------- */
+
+static __always_inline struct fq_sched *fq_sched_of(const struct bq_instance *q)
+{
+	return bpf_map_lookup_elem(&fq_state, &q->slot);
+}
+
+SEC("struct_ops")
+int BPF_PROG(fq_enqueue, struct sk_buff *skb, struct Qdisc *sch,
+	     struct bpf_sk_buff_ptr *to_free)
+{
+	struct bq_instance *q = bq_instance(sch);
+	const struct bq_params *p = q ? bq_params_of(q) : NULL;
+	struct fq_sched *st = q ? fq_sched_of(q) : NULL;
+	struct sock *sk = skb->sk;
+	u64 now, time, key, tstamp;
+	bool orphan = false;
+	struct fq_flow *f;
+	u32 idx, sk_hash = 0;
+	u8 state;
+
+	if (!p || !st)
+		return bq_drop(sch, q, skb, to_free, BQ_DROP_NO_INSTANCE);
+	if (sch->q.qlen >= p->v[P_LIMIT])
+		return bq_drop(sch, q, skb, to_free, BQ_DROP_OVERLIMIT);
+
+	now = bpf_ktime_get_ns();
+	tstamp = skb->tstamp;
+	if (!tstamp) {
+		time = now;
+	} else {
+		if ((s64)tstamp > (s64)(now + p->v[P_HORIZON])) {
+			if (p->v[P_HORIZON_DROP])
+				return bq_drop(sch, q, skb, to_free, BQ_DROP_HORIZON);
+			q->cnt.x[X_HORIZON_CAPS]++;
+			skb->tstamp = now + p->v[P_HORIZON];
+		}
+		time = skb->tstamp;
+	}
+
+	if ((skb->priority & TC_PRIO_MAX) == TC_PRIO_CONTROL) {
+		*fq_cb_flags(skb) = 0;
+		q->cnt.x[X_HIGHPRIO]++;
+		return bq_skbq_push(sch, q, &st->pool, &st->internal, skb, time, to_free);
+	}
+
+	/*
+	 * Listeners (SYN-ACKs in syncookie mode), request and TIME_WAIT
+	 * sockets are not flows: sch_fq orphans their packets. Unconnected
+	 * sockets (TCP_CLOSE: UDP sendto) keep their socket's pacing rate but
+	 * are spread by packet hash.
+	 */
+	if (!sk || ((1 << sk->__sk_common.skc_state) &
+		    (TCPF_LISTEN | TCPF_NEW_SYN_RECV | TCPF_TIME_WAIT))) {
+		key = (((u64)(bpf_skb_get_hash(skb) & p->v[P_ORPHAN_MASK])) << 1) | 1;
+		orphan = true;
+	} else if (sk->__sk_common.skc_state == TCP_CLOSE) {
+		key = (((u64)(bpf_skb_get_hash(skb) & p->v[P_ORPHAN_MASK])) << 1) | 1;
+	} else {
+		key = fq_sk_key(st, sk);
+		sk_hash = sk->__sk_common.skc_hash;
+	}
+	*fq_cb_flags(skb) = orphan ? FQ_CB_ORPHAN : 0;
+
+	fq_gc(q, st, now);
+	idx = fq_classify(q, st, p, key, now);
+	f = idx ? fq_flow(q, idx) : NULL;
+	if (!f)
+		return bq_drop(sch, q, skb, to_free, BQ_DROP_NOMEM);
+	if (f->q.len >= p->v[P_FLOW_LIMIT])
+		return bq_drop(sch, q, skb, to_free, BQ_DROP_FLOW_LIMIT);
+
+	state = f->state;
+	if (!(key & 1) && f->socket_hash != sk_hash) {
+		/* A new socket at an old socket's address: start afresh. */
+		f->credit = p->v[P_INITIAL_QUANTUM];
+		f->socket_hash = sk_hash;
+		f->time_next_packet = 0;
+		if (state == F_THROTTLED) {	/* its heap entry goes stale */
+			q->cnt.x[X_THROTTLED]--;
+			f->state = F_OLD;
+			fq_list_add_tail(q, &st->old_flows, f, idx);
+		}
+	}
+	if (state == F_DETACHED || state == F_IDLE) {
+		if (state == F_DETACHED)
+			fq_list_del(q, &st->detached, f, idx);
+		fq_list_add_tail(q, &st->new_flows, f, idx);
+		f->state = F_NEW;
+		/* sch_fq compares as u32: a flow in debt stays in debt. */
+		if (fq_age_now(now) - f->age > (u32)(p->v[P_REFILL_DELAY] >> 20) &&
+		    (u32)f->credit < (u32)p->v[P_QUANTUM])
+			f->credit = p->v[P_QUANTUM];
+	}
+	if (!f->q.len)
+		q->cnt.x[X_INACTIVE]--;
+	return bq_skbq_push(sch, q, &st->pool, &f->q, skb, time, to_free);
+}
+
+/* --- dequeue ------------------------------------------------------------- */
+
+/* Throttled flows that are due go back to old_flows. */
+static __noinline void fq_check_throttled(struct bq_instance *q, struct fq_sched *st, u64 now)
+{
+	struct fq_flow *f;
+	u64 time, sample;
+	u32 val, i;
+
+	if (st->time_next_delayed_flow > now)
+		return;
+	sample = now - st->time_next_delayed_flow;
+	if (st->time_next_delayed_flow != FQ_NONE) {
+		q->cnt.x[X_UNTHROTTLE_LATENCY] -= q->cnt.x[X_UNTHROTTLE_LATENCY] >> 3;
+		q->cnt.x[X_UNTHROTTLE_LATENCY] += sample >> 3;
+	}
+	st->time_next_delayed_flow = FQ_NONE;
+	bpf_for(i, 0, bq_ring_slots) {
+		if (!bq_tq_peek(q, &st->delayed, &time, &val))
+			break;
+		if (time > now) {
+			st->time_next_delayed_flow = time;
+			break;
+		}
+		bq_tq_pop(q, &st->delayed);
+		f = fq_flow(q, val);
+		/* Stale if the flow moved on since (socket reuse, reset). */
+		if (!f || f->state != F_THROTTLED || f->time_next_packet != time)
+			continue;
+		q->cnt.x[X_THROTTLED]--;
+		f->state = F_OLD;
+		fq_list_add_tail(q, &st->old_flows, f, val);
+	}
+}
+
+/*
+ * Round robin: the flow to send from now, after moving flows that spent
+ * their credit, are not due (throttled) or are empty. 0: none is ready;
+ * *stop set when a throttled flow could not be recorded (heap full).
+ */
+static __noinline u32 fq_pick(struct bq_instance *q, struct fq_sched *st,
+			      const struct bq_params *p, u64 now, u64 *when)
+{
+	struct fq_list *head;
+	struct fq_flow *f;
+	bool is_new;
+	u64 t, tnp;
+	u32 idx, i;
+
+	bpf_for(i, 0, 4 * bq_ring_slots) {
+		is_new = st->new_flows.head;
+		if (is_new)
+			head = &st->new_flows;
+		else if (st->old_flows.head)
+			head = &st->old_flows;
+		else
+			return 0;
+		idx = head->head;
+		f = fq_flow(q, idx);
+		if (!f)
+			return 0;
+		if (f->credit <= 0) {
+			f->credit += p->v[P_QUANTUM];
+			fq_list_del(q, head, f, idx);
+			fq_list_add_tail(q, &st->old_flows, f, idx);
+			f->state = F_OLD;
+			continue;
+		}
+		if (bq_skbq_head_time(q, &f->q, &t)) {
+			tnp = t > f->time_next_packet ? t : f->time_next_packet;
+			if (now >= tnp)
+				return idx;
+			if (bq_tq_push(q, &st->delayed, tnp, idx)) {
+				*when = tnp;	/* heap full: come back then */
+				return 0;
+			}
+			fq_list_del(q, head, f, idx);
+			f->time_next_packet = tnp;
+			f->state = F_THROTTLED;
+			q->cnt.x[X_THROTTLED]++;
+			q->cnt.overlimits++;
+			if (st->time_next_delayed_flow > tnp)
+				st->time_next_delayed_flow = tnp;
+			continue;
+		}
+		fq_list_del(q, head, f, idx);
+		if (is_new) {
+			/* One pass through old_flows, against starvation. */
+			fq_list_add_tail(q, &st->old_flows, f, idx);
+			f->state = F_OLD;
+		} else {
+			f->state = F_DETACHED;
+			f->age = fq_age_now(now);
+			fq_list_add_tail(q, &st->detached, f, idx);
+		}
+	}
+	return 0;
+}
+
+SEC("struct_ops")
+struct sk_buff *BPF_PROG(fq_dequeue, struct Qdisc *sch)
+{
+	struct bq_instance *q = bq_instance(sch);
+	const struct bq_params *p = q ? bq_params_of(q) : NULL;
+	struct fq_sched *st = q ? fq_sched_of(q) : NULL;
+	u64 now, when = 0, rate, len, tnp, t = 0;
+	struct sk_buff *skb;
+	struct sock *sk;
+	struct fq_flow *f;
+	u32 idx, plen;
+
+	if (!p || !st || !sch->q.qlen)
+		return NULL;
+
+	skb = bq_skbq_pop(q, &st->pool, &st->internal);
+	if (skb)
+		return bq_dequeued(sch, q, skb);
+
+	now = bpf_ktime_get_ns();
+	fq_check_throttled(q, st, now);
+	idx = fq_pick(q, st, p, now, &when);
+	f = idx ? fq_flow(q, idx) : NULL;
+	if (!f) {
+		if (when && when < st->time_next_delayed_flow)
+			st->time_next_delayed_flow = when;
+		if (st->time_next_delayed_flow != FQ_NONE)
+			bpf_qdisc_watchdog_schedule(sch, st->time_next_delayed_flow,
+						    p->v[P_TIMER_SLACK]);
+		return NULL;
+	}
+	bq_skbq_head_time(q, &f->q, &t);
+	tnp = t > f->time_next_packet ? t : f->time_next_packet;
+	skb = bq_skbq_pop(q, &st->pool, &f->q);
+	if (!skb)
+		return NULL;
+	if (!f->q.len)
+		q->cnt.x[X_INACTIVE]++;
+	/* The packet sch_fq would mark CE: we can only count it. */
+	if (p->v[P_CE_THRESHOLD] && (s64)(now - tnp - p->v[P_CE_THRESHOLD]) > 0)
+		q->cnt.marks++;
+
+	plen = bq_pkt_len(skb);
+	f->credit -= plen;
+	if (!p->v[P_PACING])
+		return bq_dequeued(sch, q, skb);
+
+	rate = p->v[P_MAXRATE] ? p->v[P_MAXRATE] : FQ_NONE;
+	if (!skb->tstamp) {
+		/* No EDT from the sender: pace by its socket's rate. */
+		sk = skb->sk;
+		if (sk && !(*fq_cb_flags(skb) & FQ_CB_ORPHAN)) {
+			u64 sk_rate = sk->sk_pacing_rate;
+
+			if (sk_rate < rate)
+				rate = sk_rate;
+		}
+		if (rate <= p->v[P_LOW_RATE_THRESHOLD]) {
+			f->credit = 0;
+		} else {
+			if (plen < p->v[P_QUANTUM])
+				plen = p->v[P_QUANTUM];
+			if (f->credit > 0)
+				return bq_dequeued(sch, q, skb);
+		}
+	}
+	if (rate != FQ_NONE) {
+		len = (u64)plen * NSEC_PER_SEC;
+		if (rate)
+			len /= rate;
+		if (len > NSEC_PER_SEC) {
+			len = NSEC_PER_SEC;
+			q->cnt.x[X_PKTS_TOO_LONG]++;
+		}
+		/* Absorb timer lateness: the previous slot started late. */
+		if (f->time_next_packet) {
+			u64 late = now - f->time_next_packet;
+
+			len -= late < len / 2 ? late : len / 2;
+		}
+		f->time_next_packet = now + len;
+	}
+	return bq_dequeued(sch, q, skb);
+}
+
+/* --- init, reset, destroy ------------------------------------------------ */
+
+/* Free every packet and every flow; parameters and counters stay. */
+static __noinline void fq_purge(struct Qdisc *sch, struct bq_instance *q, struct fq_sched *st)
+{
+	struct fq_flow *f;
+	u32 i, *b;
+
+	bq_pool_purge(sch, q, &st->pool);
+	bpf_for(i, 1, st->flow_hwm + 1) {
+		f = fq_flow(q, i);
+		if (!f)
+			continue;
+		if (f->state != F_FREE) {
+			b = fq_bucket(q, f->key);
+			if (b)
+				*b = 0;
+		}
+		f->state = F_FREE;
+	}
+	__builtin_memset(st, 0, sizeof(*st));
+	st->time_next_delayed_flow = FQ_NONE;
+	q->cnt.x[X_FLOWS] = 0;
+	q->cnt.x[X_INACTIVE] = 0;
+	q->cnt.x[X_THROTTLED] = 0;
+}
+
+SEC("struct_ops")
+int BPF_PROG(fq_init, struct Qdisc *sch, struct nlattr *opt,
+	     struct netlink_ext_ack *extack)
+{
+	struct bq_instance *q;
+	struct fq_sched *st;
+	int err;
+
+	err = bq_instance_create(sch);
+	if (err)
+		return err;
+	q = bq_instance(sch);
+	st = q ? fq_sched_of(q) : NULL;
+	if (!st) {
+		bq_instance_destroy(sch);
+		return -ENOMEM;
+	}
+	__builtin_memset(st, 0, sizeof(*st));
+	st->time_next_delayed_flow = FQ_NONE;
+	return 0;
+}
+
+SEC("struct_ops")
+void BPF_PROG(fq_reset, struct Qdisc *sch)
+{
+	struct bq_instance *q = bq_instance(sch);
+	struct fq_sched *st = q ? fq_sched_of(q) : NULL;
+
+	if (st)
+		fq_purge(sch, q, st);
+	bq_instance_reset(sch);
+}
+
+SEC("struct_ops")
+void BPF_PROG(fq_destroy, struct Qdisc *sch)
+{
+	struct bq_instance *q = bq_instance(sch);
+	struct fq_sched *st = q ? fq_sched_of(q) : NULL;
+
+	if (st)
+		fq_purge(sch, q, st);
+	bq_instance_destroy(sch);
+}
+
+SEC(".struct_ops.link")
+struct Qdisc_ops fq = {
+	.enqueue = (void *)fq_enqueue,
+	.dequeue = (void *)fq_dequeue,
+	.init = (void *)fq_init,
+	.reset = (void *)fq_reset,
+	.destroy = (void *)fq_destroy,
+	.id = "bpf_fq",
+};
