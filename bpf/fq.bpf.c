@@ -93,7 +93,7 @@ enum {
 BQ_XSTATS(
 	{ "flows", BQ_GAUGE },			/* flow entries in use */
 	{ "inactive", BQ_GAUGE },		/* of which with no packet */
-	{ "throttled", BQ_GAUGE },		/* waiting for their departure time */
+	{ "throttled_flows", BQ_GAUGE },	/* waiting for their departure time */
 	{ "gc_flows", BQ_COUNTER },		/* detached flows freed */
 	{ "highprio_packets", BQ_COUNTER },	/* TC_PRIO_CONTROL, served first */
 	{ "horizon_caps", BQ_COUNTER },		/* timestamps capped to the horizon */

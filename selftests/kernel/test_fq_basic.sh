@@ -1,0 +1,56 @@
+# bpf_fq carries traffic like the kernel's fq: ping and TCP over veth and lo,
+# on both ends of a veth at once, each instance with its own parameters and
+# flows. Throughput of both is printed, fq and bpf_fq interleaved.
+. "$(dirname "$0")/lib.sh"
+. "$TOP/selftests/progs/fq_lib.sh"
+
+load_fq
+veth_pair
+fq_mbps= bpf_mbps=
+for kind in fq bpf_fq fq bpf_fq; do
+	expect ip netns exec a tc qdisc replace dev va root $kind
+	[ "$(qdisc_kind a va)" = $kind ] || fail "va has $(qdisc_kind a va), not $kind"
+	ip netns exec a ping -q -c 3 -i 0.2 -W 2 $B >/dev/null || fail "ping through $kind"
+	iperf_server b
+	m=$(iperf_mbps a $B 2)
+	[ $kind = fq ] && fq_mbps="$fq_mbps $m" || bpf_mbps="$bpf_mbps $m"
+done
+note "veth, 1 TCP flow, Mbit/s: fq$fq_mbps; bpf_fq$bpf_mbps"
+[ "$(tc_stat a va backlog)" = 0 ] || fail "backlog $(tc_stat a va backlog) at rest"
+best_fq=$(echo $fq_mbps | tr ' ' '\n' | sort -n | tail -1)
+best_bpf=$(echo $bpf_mbps | tr ' ' '\n' | sort -n | tail -1)
+# The VM shares 2 CPUs with other jobs: only a collapse is a failure.
+[ $((best_bpf * 100)) -ge $((best_fq * 40)) ] || fail "bpf_fq $best_bpf Mbit/s vs fq $best_fq"
+[ "$(bstat a va flows)" -ge 1 ] || fail "no flow counted"
+[ "$(bstat a va enqueued)" = "$(bstat a va dequeued)" ] || fail "enqueued != dequeued at rest"
+
+# lo
+expect tc qdisc replace dev lo root bpf_fq
+ping -q -c 2 -i 0.2 -W 2 127.0.0.1 >/dev/null || fail "ping over lo"
+iperf3 -s -D -1 -B 127.0.0.1 -p 5202 >/dev/null
+sleep 0.3
+iperf3 -c 127.0.0.1 -p 5202 -t 1 >/dev/null || fail "iperf3 over lo"
+[ "$(tc -s -j qdisc show dev lo root | jq '.[0].packets')" -gt 100 ] || fail "lo carried nothing"
+expect tc qdisc del dev lo root
+
+# Both ends, different parameters, traffic both ways: separate instances.
+expect "$BQ" -n a qdisc replace dev va root bpf_fq quantum 9000
+expect "$BQ" -n b qdisc replace dev vb root bpf_fq quantum 4500 flow_limit 50
+[ "$("$BQ" list | grep -c '^  ifindex')" = 2 ] || fail "expected 2 instances: $("$BQ" list)"
+iperf_server b
+both=$(iperf_mbps a $B 2 --bidir)
+note "bpf_fq on both ends, --bidir: $both Mbit/s"
+[ "$both" -gt 20 ] || fail "bidir $both Mbit/s"
+q_a=$("$BQ" -n a qdisc show dev va -j | jq -r '.[0].options.quantum')
+q_b=$("$BQ" -n b qdisc show dev vb -j | jq -r '.[0].options.quantum')
+[ "$q_a" = 9000 ] && [ "$q_b" = 4500 ] || fail "quantum va $q_a vb $q_b"
+for nd in "a va" "b vb"; do
+	set -- $nd
+	[ "$(tc_stat $1 $2 packets)" -gt 1000 ] || fail "$2 carried $(tc_stat $1 $2 packets) packets"
+	[ "$(tc_stat $1 $2 backlog)" = 0 ] || fail "$2 backlog $(tc_stat $1 $2 backlog) at rest"
+	[ "$(bstat $1 $2 drops.no_instance)" = 0 ] || fail "$2 no_instance drops"
+done
+expect ip netns exec a tc qdisc del dev va root
+expect ip netns exec b tc qdisc del dev vb root
+[ "$("$BQ" list | grep -c '^  ifindex' || true)" = 0 ] || fail "instances left: $("$BQ" list)"
+exit 0

@@ -1,0 +1,30 @@
+# bpf_fq as the child of mq on a 4-queue veth: four instances, each with its
+# own flows, carrying 8 TCP flows between them.
+. "$(dirname "$0")/lib.sh"
+. "$TOP/selftests/progs/fq_lib.sh"
+
+load_fq
+veth_pair 4
+expect ip netns exec a tc qdisc replace dev va root handle 1: mq
+for i in 1 2 3 4; do
+	expect ip netns exec a tc qdisc replace dev va parent 1:$i bpf_fq
+done
+n=$(ip netns exec a tc qdisc show dev va | grep -c bpf_fq)
+[ "$n" = 4 ] || fail "expected 4 bpf_fq children, tc shows $n"
+iperf_server b
+mbps=$(iperf_mbps a $B 3 -P 8)
+note "8 flows over mq/bpf_fq: $mbps Mbit/s"
+[ "$mbps" -gt 30 ] || fail "throughput $mbps Mbit/s"
+used=0 flows=0
+for c in $("$BQ" -n a stats dev va -j | jq -c '.[] | [.packets, .bpf.flows]'); do
+	p=$(echo "$c" | jq '.[0]') f=$(echo "$c" | jq '.[1]')
+	[ "$p" -gt 100 ] && used=$((used + 1))
+	flows=$((flows + f))
+done
+note "children that carried traffic: $used of 4; flows in all: $flows"
+[ "$used" -ge 2 ] || fail "only $used children carried traffic"
+[ "$flows" -ge 8 ] || fail "only $flows flows over 4 children for 8 TCP flows"
+expect ip netns exec a tc qdisc del dev va root
+n=$("$BQ" list | grep -c '^  ifindex' || true)
+[ "$n" = 0 ] || fail "instances left after deleting mq: $n"
+exit 0

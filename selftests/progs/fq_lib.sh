@@ -1,0 +1,39 @@
+# Helpers for the bpf_fq kernel tests (selftests/kernel/test_fq*.sh), sourced
+# after lib.sh. The kernel's fq is the reference each test compares with.
+
+FQSEND="$TOP/bin/fqsend"
+
+# load_fq [PARAM VALUE]...: bpf_fq registered, and the kernel's fq available.
+load_fq() {
+	modprobe sch_fq 2>/dev/null || true
+	expect "$BQ" load fq "$@"
+}
+
+# bstat NS DEV FIELD: a field of bpfqdisc's stats for DEV's root bpf_fq
+# (flows, inactive, gc_flows, drops.horizon, marks ...).
+bstat() {
+	"$BQ" -n "$1" stats dev "$2" -j | jq -r ".[0].bpf.$3"
+}
+
+# kstat NS DEV FIELD: a field of tc -s -j for the kernel's fq (flows,
+# inactive, throttled, gc, highprio, flows_plimit, horizon_drops ...).
+kstat() {
+	ip netns exec "$1" tc -s -j qdisc show dev "$2" root | jq -r ".[0].$3 // 0"
+}
+
+# jain FILE: Jain's fairness index of the per-stream bytes of an iperf3 -J
+# run: (sum x)^2 / (n sum x^2), 1 when all streams got the same.
+jain() {
+	jq '[.end.streams[].receiver.bytes] | (add * add) / (length * (map(. * .) | add)) * 1000 | floor / 1000' "$1"
+}
+
+# iperf_json NS SERVER OUT SECS [args]: iperf3 -J to OUT.
+iperf_json() {
+	ns=$1 srv=$2 out=$3 secs=$4
+	shift 4
+	ip netns exec "$ns" iperf3 -J -c "$srv" -t "$secs" "$@" >"$out" ||
+		fail "iperf3 $*: $(jq -r .error "$out" 2>/dev/null)"
+}
+
+# ge A B: A >= B for decimals.
+ge() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a >= b) }'; }

@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fqsend [options] IPV4ADDR PORT: UDP traffic shaped for fq tests.
+ *
+ *   -n N      datagrams in all (default 1; with -d, no limit)
+ *   -d SECS   send for SECS seconds
+ *   -s SIZE   payload bytes (default 200)
+ *   -f N      spread over N sockets, round robin (default 1)
+ *   -c        connect() the sockets (one flow per socket for fq); default
+ *             is sendto() on unconnected sockets (fq hashes those)
+ *   -C        churn: each datagram from a new connected socket, closed at
+ *             once (-n of them): many short flows
+ *   -t NS     SO_TXTIME: each datagram departs NS ns after it is sent
+ *             (CLOCK_MONOTONIC, the clock fq uses)
+ *   -R BPS    SO_MAX_PACING_RATE, bytes per second
+ *   -P PRIO   SO_PRIORITY (7 is TC_PRIO_CONTROL)
+ *   -i US     pause US microseconds between datagrams
+ *
+ * Prints "sent N failed M"; ENOBUFS from qdisc drops is counted, not fatal.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <linux/net_tstamp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef SO_TXTIME
+#define SO_TXTIME 61
+#define SCM_TXTIME SO_TXTIME
+#endif
+#ifndef SO_MAX_PACING_RATE
+#define SO_MAX_PACING_RATE 47
+#endif
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+struct opts {
+	long n, secs, size, socks, txtime, prio, gap_us;
+	unsigned long rate;
+	int connect, churn;
+	struct sockaddr_in dst;
+};
+
+static int open_sock(const struct opts *o)
+{
+	int fd = socket(AF_INET, SOCK_DGRAM, 0), v;
+
+	if (fd < 0)
+		return -1;
+	v = 4 << 20;
+	setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &v, sizeof(v));
+	if (o->txtime >= 0) {
+		struct sock_txtime st = { .clockid = CLOCK_MONOTONIC };
+
+		if (setsockopt(fd, SOL_SOCKET, SO_TXTIME, &st, sizeof(st)))
+			goto err;
+	}
+	if (o->rate) {
+		unsigned long r = o->rate;
+
+		if (setsockopt(fd, SOL_SOCKET, SO_MAX_PACING_RATE, &r, sizeof(r)))
+			goto err;
+	}
+	if (o->prio >= 0) {
+		v = o->prio;
+		if (setsockopt(fd, SOL_SOCKET, SO_PRIORITY, &v, sizeof(v)))
+			goto err;
+	}
+	if ((o->connect || o->churn) &&
+	    connect(fd, (const struct sockaddr *)&o->dst, sizeof(o->dst)))
+		goto err;
+	return fd;
+err:
+	perror("fqsend: setsockopt/connect");
+	close(fd);
+	return -1;
+}
+
+static int send_one(int fd, const struct opts *o, const char *buf)
+{
+	char control[CMSG_SPACE(sizeof(uint64_t))] = { 0 };
+	struct iovec iov = { .iov_base = (void *)buf, .iov_len = o->size };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+
+	if (!o->connect && !o->churn) {
+		msg.msg_name = (void *)&o->dst;
+		msg.msg_namelen = sizeof(o->dst);
+	}
+	if (o->txtime >= 0) {
+		struct cmsghdr *cm;
+		uint64_t t = mono_ns() + o->txtime;
+
+		msg.msg_control = control;
+		msg.msg_controllen = sizeof(control);
+		cm = CMSG_FIRSTHDR(&msg);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_TXTIME;
+		cm->cmsg_len = CMSG_LEN(sizeof(t));
+		memcpy(CMSG_DATA(cm), &t, sizeof(t));
+	}
+	return sendmsg(fd, &msg, 0) < 0 ? -1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o = { .n = 1, .size = 200, .socks = 1, .txtime = -1, .prio = -1 };
+	static char buf[65536];
+	unsigned long sent = 0, failed = 0;
+	uint64_t end = 0;
+	int c, *fds;
+
+	while ((c = getopt(argc, argv, "n:d:s:f:cCt:R:P:i:")) != -1) {
+		switch (c) {
+		case 'n': o.n = atol(optarg); break;
+		case 'd': o.secs = atol(optarg); o.n = -1; break;
+		case 's': o.size = atol(optarg); break;
+		case 'f': o.socks = atol(optarg); break;
+		case 'c': o.connect = 1; break;
+		case 'C': o.churn = 1; break;
+		case 't': o.txtime = atol(optarg); break;
+		case 'R': o.rate = strtoul(optarg, NULL, 0); break;
+		case 'P': o.prio = atol(optarg); break;
+		case 'i': o.gap_us = atol(optarg); break;
+		default: goto usage;
+		}
+	}
+	o.dst.sin_family = AF_INET;
+	if (argc - optind != 2 || inet_pton(AF_INET, argv[optind], &o.dst.sin_addr) != 1 ||
+	    o.size < 0 || o.size > (long)sizeof(buf) || o.socks < 1)
+		goto usage;
+	o.dst.sin_port = htons(atoi(argv[optind + 1]));
+	if (o.secs)
+		end = mono_ns() + o.secs * 1000000000ULL;
+
+	fds = calloc(o.socks, sizeof(*fds));
+	for (long i = 0; !o.churn && i < o.socks; i++)
+		if ((fds[i] = open_sock(&o)) < 0)
+			return 1;
+	for (long i = 0; o.n < 0 || i < o.n; i++) {
+		if (end && (i & 63) == 0 && mono_ns() >= end)
+			break;
+		if (o.churn) {
+			int fd = open_sock(&o);
+
+			if (fd < 0)
+				return 1;
+			send_one(fd, &o, buf) ? failed++ : sent++;
+			close(fd);
+		} else {
+			send_one(fds[i % o.socks], &o, buf) ? failed++ : sent++;
+		}
+		if (o.gap_us)
+			usleep(o.gap_us);
+	}
+	printf("sent %lu failed %lu\n", sent, failed);
+	return 0;
+usage:
+	fprintf(stderr, "usage: fqsend [-n N] [-d SECS] [-s SIZE] [-f SOCKS] [-c] [-C] "
+		"[-t TXTIME_NS] [-R RATE_BPS] [-P PRIO] [-i GAP_US] IPV4ADDR PORT\n");
+	return 2;
+}
