@@ -6,6 +6,8 @@
 #   make test       unit tests natively, kernel tests in the VM (or natively
 #                   when this kernel runs BPF qdiscs)
 #   make demo       bpf_fifo carrying traffic in the VM, with its stats
+#   make stress     the long runs (fuzzers for 10 minutes each)
+#   make install    PREFIX=/usr/local DESTDIR= (see the install section)
 #   make V=1        show the commands
 
 OUTPUT := .output
@@ -35,6 +37,7 @@ LIB_SRCS := $(filter-out src/bpfqdisc.c,$(wildcard src/*.c))
 LIB_OBJS := $(patsubst src/%.c,$(OUTPUT)/%.o,$(LIB_SRCS))
 TEST_BPF_OBJS := $(patsubst selftests/bpf/%.bpf.c,$(OUTPUT)/%.bpf.o,$(wildcard selftests/bpf/*.bpf.c))
 UNIT_TESTS := $(patsubst selftests/unit/%.c,$(BIN)/%,$(wildcard selftests/unit/test_*.c))
+FUZZERS := $(patsubst selftests/fuzz/%.c,$(BIN)/%,$(wildcard selftests/fuzz/fuzz_*.c))
 TEST_PROGS := $(patsubst selftests/progs/%.c,$(BIN)/%,$(wildcard selftests/progs/*.c))
 
 ifeq ($(V),1)
@@ -46,9 +49,9 @@ msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
 .DELETE_ON_ERROR:
-.PHONY: all deps test unit demo clean check-deps
+.PHONY: all deps test unit stress demo clean check-deps
 
-all: $(BIN)/bpfqdisc $(UNIT_TESTS) $(TEST_PROGS) $(TEST_BPF_OBJS)
+all: $(BIN)/bpfqdisc $(UNIT_TESTS) $(TEST_PROGS) $(TEST_BPF_OBJS) $(FUZZERS)
 
 deps:
 	tools/setup
@@ -99,11 +102,22 @@ $(BIN)/%: selftests/progs/%.c | $(BIN)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $< -o $@
 
+# libFuzzer harnesses over the parsers, with ASan and UBSan.
+FUZZ_SRCS := src/units.c src/nl.c src/sys.c
+$(BIN)/fuzz_%: selftests/fuzz/fuzz_%.c $(FUZZ_SRCS) src/lib.h include/bpfqdisc.h | $(BIN) check-deps
+	$(call msg,FUZZ,$@)
+	$(Q)$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+		-Wall -Werror $(INCLUDES) -Isrc $< $(FUZZ_SRCS) $(LDLIBS) -o $@
+
 test: all
 	selftests/run
 
 unit: all
 	selftests/run --unit
+
+# Long runs: fuzzers for 10 minutes each (more stress tests: see issue 7).
+stress: all
+	FUZZ_SECONDS=600 selftests/run --unit fuzz
 
 demo: all
 	tools/vmtest -- tools/demo

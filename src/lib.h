@@ -45,6 +45,8 @@ int bq_parse_value(enum bq_unit unit, const char *text, __u64 *out, const char *
 /* Formats v in unit's natural form ("200mbit", "10ms"). */
 const char *bq_format_value(enum bq_unit unit, __u64 v, char *buf, size_t len);
 const char *bq_unit_name(enum bq_unit unit);
+/* tc's handle syntax, "1:" or "1:2" in hex. 0 or -EINVAL. */
+int bq_parse_handle(const char *text, __u32 *out);
 
 struct bq_param_set {
 	const struct bq_param_desc *desc;	/* the kind's table */
@@ -92,7 +94,6 @@ struct bq_instance_info {
 int bq_instances(const struct bq_kind *k, struct bq_instance_info **out, size_t *n);
 
 /* --- commands beyond load/unload/list (qdisc.c, show.c) --- */
-int bq_parse_handle(const char *text, __u32 *out);
 int bq_cmd_qdisc(int argc, char **argv);
 int bq_cmd_qdisc_show(int argc, char **argv);
 int bq_cmd_stats(int argc, char **argv);
@@ -109,6 +110,9 @@ struct bq_qdisc_info {
 /* Creates (or with replace, replaces) a qdisc; msg gets the kernel's words. */
 int bq_nl_qdisc_new(int ifindex, __u32 parent, __u32 handle, const char *kind, bool replace,
 		    char *msg, size_t msglen);
+/* Parses one dump buffer (any bytes); 1 at its end, 0 for more, -errno. */
+int bq_nl_parse_dump(const void *buf, size_t len, int ifindex, struct bq_qdisc_info **v,
+		     size_t *n, size_t *cap);
 /* Qdiscs of ifindex (0: all) in this netns. Caller frees *out. 0 or -errno. */
 int bq_nl_qdisc_list(int ifindex, struct bq_qdisc_info **out, size_t *n);
 

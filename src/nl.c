@@ -130,7 +130,7 @@ static void parse_qdisc(struct nlmsghdr *nh, struct bq_qdisc_info *q)
 {
 	struct tcmsg *tc = NLMSG_DATA(nh);
 	struct rtattr *rta = (struct rtattr *)((char *)tc + NLMSG_ALIGN(sizeof(*tc)));
-	int left = nh->nlmsg_len - NLMSG_LENGTH(sizeof(*tc));
+	int left = nh->nlmsg_len - NLMSG_LENGTH(sizeof(*tc));	/* caller checked >= 0 */
 
 	memset(q, 0, sizeof(*q));
 	q->ifindex = tc->tcm_ifindex;
@@ -139,10 +139,16 @@ static void parse_qdisc(struct nlmsghdr *nh, struct bq_qdisc_info *q)
 	if (!if_indextoname(q->ifindex, q->dev))
 		snprintf(q->dev, sizeof(q->dev), "if%d", q->ifindex);
 	for (; RTA_OK(rta, left); rta = RTA_NEXT(rta, left)) {
-		if (rta->rta_type == TCA_KIND)
-			snprintf(q->kind, sizeof(q->kind), "%s", (char *)RTA_DATA(rta));
-		else if (rta->rta_type == TCA_STATS2)
+		if (rta->rta_type == TCA_KIND) {
+			/* Not trusted to be NUL-terminated within its payload. */
+			size_t len = RTA_PAYLOAD(rta) < sizeof(q->kind) ? RTA_PAYLOAD(rta)
+									 : sizeof(q->kind) - 1;
+
+			memcpy(q->kind, RTA_DATA(rta), len);
+			q->kind[len] = '\0';
+		} else if (rta->rta_type == TCA_STATS2) {
 			parse_stats(rta, q);
+		}
 	}
 }
 
@@ -161,6 +167,33 @@ static int push(struct bq_qdisc_info **v, size_t *n, size_t *cap, struct nlmsghd
 	return 0;
 }
 
+/*
+ * One buffer of an RTM_GETQDISC dump: appends qdiscs of ifindex (0: all) to
+ * *v. Returns 1 at the end of the dump, 0 for more, -errno. Takes any bytes:
+ * lengths are checked, not trusted.
+ */
+int bq_nl_parse_dump(const void *buf, size_t len, int ifindex, struct bq_qdisc_info **v,
+		     size_t *n, size_t *cap)
+{
+	const struct nlmsghdr *nh = buf;
+	int err = 0, left = len > 1 << 20 ? 1 << 20 : (int)len;	/* NLMSG_NEXT needs signed */
+
+	for (; !err && NLMSG_OK(nh, left); nh = NLMSG_NEXT(nh, left)) {
+		if (nh->nlmsg_type == NLMSG_DONE)
+			return 1;
+		if (nh->nlmsg_type == NLMSG_ERROR) {
+			if (nh->nlmsg_len < NLMSG_LENGTH(sizeof(struct nlmsgerr)))
+				return -EIO;
+			return ((struct nlmsgerr *)NLMSG_DATA(nh))->error ?: -EIO;
+		}
+		if (nh->nlmsg_type != RTM_NEWQDISC || nh->nlmsg_len < NLMSG_LENGTH(sizeof(struct tcmsg)))
+			continue;
+		if (!ifindex || ((struct tcmsg *)NLMSG_DATA(nh))->tcm_ifindex == ifindex)
+			err = push(v, n, cap, (struct nlmsghdr *)nh);
+	}
+	return err;
+}
+
 int bq_nl_qdisc_list(int ifindex, struct bq_qdisc_info **out, size_t *n)
 {
 	struct nl_req req = {
@@ -173,31 +206,20 @@ int bq_nl_qdisc_list(int ifindex, struct bq_qdisc_info **out, size_t *n)
 	static char buf[1 << 16];
 	int fd = nl_open(), err = 0;
 	size_t cap = 0;
-	bool done = false;
 
 	*out = NULL;
 	*n = 0;
 	if (fd < 0 || send(fd, &req, req.nh.nlmsg_len, 0) < 0)
 		err = -errno;
-	while (!err && !done) {
+	while (!err) {
 		ssize_t len = recv(fd, buf, sizeof(buf), 0);
-		struct nlmsghdr *nh = (struct nlmsghdr *)buf;
 
-		if (len <= 0) {
+		if (len <= 0)
 			err = len < 0 ? -errno : -EIO;
-			break;
-		}
-		for (; NLMSG_OK(nh, (size_t)len) && !err; nh = NLMSG_NEXT(nh, len)) {
-			if (nh->nlmsg_type == NLMSG_DONE)
-				done = true;
-			else if (nh->nlmsg_type == NLMSG_ERROR)
-				err = ((struct nlmsgerr *)NLMSG_DATA(nh))->error ?: -EIO;
-			else if (nh->nlmsg_type == RTM_NEWQDISC &&
-				 (!ifindex || ((struct tcmsg *)NLMSG_DATA(nh))->tcm_ifindex == ifindex))
-				err = push(out, n, &cap, nh);
-		}
+		else
+			err = bq_nl_parse_dump(buf, len, ifindex, out, n, &cap);
 	}
 	if (fd >= 0)
 		close(fd);
-	return err;
+	return err < 0 ? err : 0;
 }

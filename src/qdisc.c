@@ -33,26 +33,6 @@ struct qdisc_req {
 	char **params;
 };
 
-/* tc's handle syntax: "1:" (major only), "1:2", hex digits. */
-int bq_parse_handle(const char *text, __u32 *out)
-{
-	unsigned long maj, min = 0;
-	char *end;
-
-	maj = strtoul(text, &end, 16);
-	if (end == text || *end != ':' || maj > 0xffff)
-		return -EINVAL;
-	if (end[1]) {
-		const char *m = end + 1;
-
-		min = strtoul(m, &end, 16);
-		if (end == m || *end || min > 0xffff)
-			return -EINVAL;
-	}
-	*out = maj << 16 | min;
-	return 0;
-}
-
 static int usage_err(const char *fmt, const char *arg)
 {
 	char buf[256];

@@ -192,3 +192,27 @@ int bq_params_apply(struct bq_param_set *set, int argc, char **argv)
 	}
 	return 0;
 }
+
+/* tc's handle syntax: "1:" (major only), "1:2", hex digits. */
+int bq_parse_handle(const char *text, __u32 *out)
+{
+	unsigned long maj, min = 0;
+	char *end;
+
+	if (!isxdigit((unsigned char)text[0]))
+		return -EINVAL;
+	maj = strtoul(text, &end, 16);
+	if (*end != ':' || maj > 0xffff)
+		return -EINVAL;
+	if (end[1]) {
+		const char *m = end + 1;
+
+		if (!isxdigit((unsigned char)m[0]))
+			return -EINVAL;
+		min = strtoul(m, &end, 16);
+		if (*end || min > 0xffff)
+			return -EINVAL;
+	}
+	*out = maj << 16 | min;
+	return 0;
+}

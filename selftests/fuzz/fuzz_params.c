@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libFuzzer harness for everything that parses parameters: bq_parse_value in
+ * every unit, tc handles, and bq_params_apply on "name value" words. The
+ * input is split into words at NUL bytes; the first byte picks the unit.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "lib.h"
+
+static const struct bq_param_desc table[] = {
+	{ "limit", BQ_UNIT_COUNT, 1000, 1, 16384 },
+	{ "quantum", BQ_UNIT_BYTES, 3028, 256, 1 << 20 },
+	{ "horizon", BQ_UNIT_TIME, 10000000000ULL, 0, 3600000000000ULL },
+	{ "rate", BQ_UNIT_RATE, 0, 1, 125000000000ULL },
+	{ "pacing", BQ_UNIT_BOOL, 1, 0, 1 },
+};
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct bq_param_set set = { .desc = table, .n = 5 };
+	char *text = malloc(size + 1), *argv[64], buf[64];
+	const char *why;
+	int argc = 0;
+	__u64 v;
+	__u32 h;
+
+	if (!text)
+		return 0;
+	memcpy(text, data, size);
+	text[size] = '\0';
+	for (size_t i = 0; i <= size && argc < 64; i += strlen(text + i) + 1)
+		argv[argc++] = text + i;
+	for (int i = 0; i < argc; i++) {
+		enum bq_unit unit = (unsigned char)argv[i][0] % 5;
+
+		if (!bq_parse_value(unit, argv[i], &v, &why))
+			bq_format_value(unit, v, buf, sizeof(buf));
+		bq_parse_handle(argv[i], &h);
+	}
+	bq_params_apply(&set, argc, argv);
+	free(text);
+	return 0;
+}
