@@ -29,8 +29,9 @@
  *       congestion control that would hear a mark.
  *   past the drop threshold: dropped, with CN for TCP that is not
  *     ECN-capable. A dropped TCP skb is not lost: the transmit fails and TCP
- *     sends it again later. Packets under 120 bytes (SYNs, pure ACKs) may go
- *     15 MTU deeper, so that connections keep working under full load.
+ *     sends it again when an ACK comes. Packets under 120 bytes (SYNs, pure
+ *     ACKs) may go 15 MTU deeper, so that connections keep working under
+ *     full load.
  *
  * A dropped packet gives its bytes back: only what passes uses the rate.
  * Over any interval T the cgroup sends at most rate * T + 100 MTU + the

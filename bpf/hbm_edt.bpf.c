@@ -7,12 +7,10 @@
  *
  * Per cgroup (in the cgroup storage of its attachment) a departure clock:
  *
- *   - a packet leaves at the clock: skb->tstamp = clock (or later, if TCP's
- *     own pacing already asked for later), then clock += len / rate, with
- *     len in IP bytes (include/hbm.h);
+ *   - a packet leaves at the clock: skb->tstamp = clock, then
+ *     clock += len / rate, with len in IP bytes (include/hbm.h);
  *   - an idle cgroup's clock falls behind now, which is credit for a burst;
- *     it may not fall more than 100 us behind, so the burst is at most
- *     100 us at the rate.
+ *     it may not fall more than the burst time (100 us) behind.
  *
  * How far ahead of now a packet's departure time is, is the queueing delay
  * a real queue would give it, and decides its fate:
@@ -22,18 +20,30 @@
  *      0       50 us                        480 us         500 us
  *
  *   up to 50 us ahead   pass.
- *   over 50 us ahead (the mark region): ECN-capable packets get CE. Other
- *     TCP packets get CN (the return value's bit 1: tcp_enter_cwr reduces
- *     the cwnd) with a probability growing linearly from 0 at 50 us to 1 at
- *     480 us. Other packets pass: fq delays them, and the drop threshold
- *     bounds how many it holds.
+ *   over 50 us ahead (the mark region): ECN-capable packets get CE. Others
+ *     pass: fq delays them, TCP small queues keep each flow from queueing
+ *     much more than two skbs, and the drop threshold bounds the rest.
+ *     (The 2019 sample also returned CN here at random, with a probability
+ *     growing from 0 at 50 us to 1 at 480 us; with a real queue that cut
+ *     cubic's cwnd far below the rate and cost 10-30% of it on veth.)
  *   over 480 us ahead (packets over 120 bytes) or 500 us (all): dropped,
  *     with CN for TCP that is not ECN-capable. The 20 us between keep room
  *     for SYNs and ACKs. A dropped TCP skb is not lost: the transmit fails
- *     and TCP sends it again later.
+ *     and TCP sends it again when an ACK comes.
  *   Except: a TCP flow with at most one packet in flight is never dropped.
  *     It gets CN instead, so that every flow keeps two packets in flight and
- *     its ACK clock running, instead of waiting for a timer.
+ *     its ACK clock running: with nothing in flight a failed transmit waits
+ *     for TCP's probe timer (200 ms or more).
+ *
+ * The times above are those of the 2019 design, made for 10 Gbit/s NICs.
+ * Below 10 Gbit/s they stand for the same amounts of bytes, what they take
+ * at 10 Gbit/s: 62.5 KB to mark, 600 KB (625 KB) to drop and 125 KB of
+ * burst, which are also credit mode's 40, 385 (400) and 100 MTU. So they
+ * grow as 10 Gbit/s / rate: at 50 Mbit/s, 10 ms to mark and 96 ms to drop.
+ * Fixed times fail at low rates: one GSO skb is up to 64 KB (10.5 ms at
+ * 50 Mbit/s; TCP builds full-size ones on low-RTT paths, tcp_tso_rtt_log),
+ * TCP small queues let each flow queue about two, and a 500 us horizon
+ * would drop every flow's second skb (measured: 40-80% of the rate).
  *
  * A dropped packet gives its time back to the clock. Traffic over lo is
  * exempt unless HBM_F_LOOPBACK; HBM_F_NO_CN never returns CN. The rate is
@@ -46,14 +56,31 @@
 #define MARK_THRESH_NS		(50 * NSEC_PER_USEC)
 #define DROP_THRESH_NS		(500 * NSEC_PER_USEC)
 #define LARGE_DROP_THRESH_NS	(DROP_THRESH_NS - 20 * NSEC_PER_USEC)
-#define MARK_REGION_NS		(LARGE_DROP_THRESH_NS - MARK_THRESH_NS)
+/* The rate the times above are for; below it they scale (see the top). */
+#define REF_RATE		(10000000000ULL / 8)	/* 10 Gbit/s in bytes/s */
 
 char LICENSE[] SEC("license") = "GPL";
 
-/* Time to send len bytes at rate bytes/s; len * 1e9 fits in 64 bits. */
+/*
+ * Time to send len bytes at rate bytes/s; len * 1e9 fits in 64 bits. Every
+ * product below stays under 2^64 too: ahead_ns * rate is bounded by the
+ * drop horizon in bytes (625 KB) times 1e9, plus one skb.
+ */
 static __always_inline __u64 tx_time_ns(__u64 len, __u64 rate)
 {
 	return len * NSEC_PER_SEC / rate;
+}
+
+/* The rate the thresholds are counted at: never above REF_RATE. */
+static __always_inline __u64 threshold_rate(__u64 rate)
+{
+	return rate < REF_RATE ? rate : REF_RATE;
+}
+
+/* A time of the 2019 design at this rate: as many bytes as at 10 Gbit/s. */
+static __always_inline __u64 scaled_ns(__u64 ns, __u64 rate)
+{
+	return ns * REF_RATE / threshold_rate(rate);
 }
 
 /*
@@ -61,32 +88,35 @@ static __always_inline __u64 tx_time_ns(__u64 len, __u64 rate)
  * time and advances the clock by its transmission time. The lock orders the
  * CPUs that send for one cgroup.
  */
-static __always_inline __u64 clock_take(struct hbm_vqueue *q, __u64 now, __u64 tx_ns)
+static __always_inline __u64 clock_take(struct hbm_vqueue *q, __u64 now, __u64 tx_ns,
+					__u64 burst_ns)
 {
 	__u64 send;
 
 	bpf_spin_lock(&q->lock);
-	if (q->lasttime + BURST_NS < now)
-		q->lasttime = now - BURST_NS;	/* bound the idle credit */
+	if (q->lasttime + burst_ns < now)
+		q->lasttime = now - burst_ns;	/* bound the idle credit */
 	send = q->lasttime;
 	q->lasttime += tx_ns;
 	bpf_spin_unlock(&q->lock);
 	return send;
 }
 
-/* The rules of the comment at the top, for a packet ahead_ns ahead of now. */
+/*
+ * The rules of the comment at the top, for a packet ahead_ns ahead of now.
+ * ahead_ns is first brought to the scale of the thresholds (10 Gbit/s).
+ */
 static __always_inline void judge(struct __sk_buff *skb, const struct hbm_pkt *p,
-				  __s64 ahead_ns, struct hbm_result *r)
+				  __s64 ahead, __u64 rate, struct hbm_result *r)
 {
+	__s64 ahead_ns = ahead > 0 ? (__s64)((__u64)ahead * threshold_rate(rate) / REF_RATE) : 0;
+
 	if (ahead_ns > (__s64)DROP_THRESH_NS ||
 	    (p->len > HBM_SMALL_PKT && ahead_ns > (__s64)LARGE_DROP_THRESH_NS)) {
 		r->drop = true;
 		r->cn = p->is_tcp && !p->ect;
-	} else if (ahead_ns > (__s64)MARK_THRESH_NS) {
-		if (p->ect && bpf_skb_ecn_set_ce(skb))
-			r->ce = true;
-		else if (p->is_tcp)
-			r->cn = hbm_chance(ahead_ns - MARK_THRESH_NS, MARK_REGION_NS);
+	} else if (ahead_ns > (__s64)MARK_THRESH_NS && p->ect) {
+		r->ce = bpf_skb_ecn_set_ce(skb);
 	}
 	/* Keep two packets in flight: CN instead of a drop. */
 	if (r->drop && p->has_tcp_sock && p->in_flight <= 1) {
@@ -95,16 +125,12 @@ static __always_inline void judge(struct __sk_buff *skb, const struct hbm_pkt *p
 	}
 }
 
-/* TCP's own departure time (its pacing, a monotonic delivery time) wins if
- * it is later. Other skbs may carry a real-time stamp: replaced. */
-static __always_inline void set_departure(struct __sk_buff *skb, const struct hbm_pkt *p,
-					  __u64 send)
+/*
+ * The departure time replaces TCP's own (its pacing): the cgroup's clock
+ * paces the aggregate, and fq interleaves the flows.
+ */
+static __always_inline void set_departure(struct __sk_buff *skb, __u64 send)
 {
-	__u64 tcp_ts = skb->tstamp;
-
-	/* One store at a fixed offset: the verifier refuses ctx pointer math. */
-	if (p->is_tcp && tcp_ts > send)
-		send = tcp_ts;
 	skb->tstamp = send;
 }
 
@@ -130,14 +156,14 @@ int hbm_edt(struct __sk_buff *skb)
 	hbm_get_pkt(skb, &p);
 	now = bpf_ktime_get_ns();
 	tx_ns = tx_time_ns(p.len, cfg->rate);
-	send = clock_take(q, now, tx_ns);
+	send = clock_take(q, now, tx_ns, scaled_ns(BURST_NS, cfg->rate));
 	ahead = (__s64)(send - now);
 	if (q->rate_seen != cfg->rate) {
 		hbm_debug(cfg, "rate %llu bytes/s", cfg->rate);
 		q->rate_seen = cfg->rate;
 	}
 
-	judge(skb, &p, ahead, &r);
+	judge(skb, &p, ahead, cfg->rate, &r);
 	if (cfg->flags & HBM_F_NO_CN)
 		r.cn = false;
 	if (r.drop) {
@@ -145,7 +171,7 @@ int hbm_edt(struct __sk_buff *skb)
 		__sync_fetch_and_sub(&q->lasttime, tx_ns);
 		hbm_debug(cfg, "drop len %llu ahead %lld ns cn %d", p.len, ahead, r.cn);
 	} else {
-		set_departure(skb, &p, send);
+		set_departure(skb, send);
 	}
 	hbm_account(&p, &r, now, ahead);
 	return hbm_verdict(&r);
