@@ -157,6 +157,7 @@ struct {
 
 /* Per-packet flags in qdisc_skb_cb(skb)->data. */
 #define FQ_CB_ORPHAN	1	/* no usable socket: no sk_pacing_rate */
+#define FQ_CB_SKRATE	2	/* nobody paces this socket: we do, by its rate */
 
 static __always_inline u8 *fq_cb_flags(struct sk_buff *skb)
 {
@@ -371,7 +372,7 @@ int BPF_PROG(fq_enqueue, struct sk_buff *skb, struct Qdisc *sch,
 	bool orphan = false;
 	struct fq_flow *f;
 	u32 idx, sk_hash = 0;
-	u8 state;
+	u8 state, cb;
 
 	if (!p || !st)
 		return bq_drop(sch, q, skb, to_free, BQ_DROP_NO_INSTANCE);
@@ -414,7 +415,17 @@ int BPF_PROG(fq_enqueue, struct sk_buff *skb, struct Qdisc *sch,
 		key = fq_sk_key(st, sk);
 		sk_hash = sk->__sk_common.skc_hash;
 	}
-	*fq_cb_flags(skb) = orphan ? FQ_CB_ORPHAN : 0;
+	/*
+	 * sch_fq sets sk_pacing_status to SK_PACING_FQ, and TCP then paces
+	 * through EDT timestamps. We cannot write it: a socket nobody asked
+	 * to pace (SK_PACING_NONE: cubic without SO_MAX_PACING_RATE) sends
+	 * unpaced timestamps, so we pace it by sk_pacing_rate ourselves,
+	 * as sch_fq did before EDT.
+	 */
+	cb = orphan ? FQ_CB_ORPHAN : 0;
+	if (!orphan && sk && sk->sk_pacing_status == SK_PACING_NONE)
+		cb |= FQ_CB_SKRATE;
+	*fq_cb_flags(skb) = cb;
 
 	fq_gc(q, st, now);
 	idx = fq_classify(q, st, p, key, now);
@@ -561,6 +572,7 @@ struct sk_buff *BPF_PROG(fq_dequeue, struct Qdisc *sch)
 	struct sock *sk;
 	struct fq_flow *f;
 	u32 idx, plen;
+	u8 cb;
 
 	if (!p || !st || !sch->q.qlen)
 		return NULL;
@@ -598,10 +610,11 @@ struct sk_buff *BPF_PROG(fq_dequeue, struct Qdisc *sch)
 		return bq_dequeued(sch, q, skb);
 
 	rate = p->v[P_MAXRATE] ? p->v[P_MAXRATE] : FQ_NONE;
-	if (!skb->tstamp) {
-		/* No EDT from the sender: pace by its socket's rate. */
+	cb = *fq_cb_flags(skb);
+	if (!skb->tstamp || (cb & FQ_CB_SKRATE)) {
+		/* No EDT pacing from the sender: pace by its socket's rate. */
 		sk = skb->sk;
-		if (sk && !(*fq_cb_flags(skb) & FQ_CB_ORPHAN)) {
+		if (sk && !(cb & FQ_CB_ORPHAN)) {
 			u64 sk_rate = sk->sk_pacing_rate;
 
 			if (sk_rate < rate)

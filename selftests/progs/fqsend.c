@@ -15,12 +15,21 @@
  *   -R BPS    SO_MAX_PACING_RATE, bytes per second
  *   -P PRIO   SO_PRIORITY (7 is TC_PRIO_CONTROL)
  *   -i US     pause US microseconds between datagrams
+ *   -b B[,B2] SO_SNDBUF of the sockets (alternately B and B2; default 4M).
+ *             With -f and -d the sockets are non-blocking: each is kept
+ *             full on its own, none waits behind another
  *
  * Prints "sent N failed M"; ENOBUFS from qdisc drops is counted, not fatal.
+ *
+ * fqsend -l -d SECS [-w SECS] IPV4ADDR PORT: receive on ADDR:PORT for SECS
+ * seconds and print "SRCPORT BYTES" per sender, counting only after the
+ * first -w seconds (the warm-up, while queues fill).
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/net_tstamp.h>
+#include <poll.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,19 +55,20 @@ static uint64_t mono_ns(void)
 }
 
 struct opts {
-	long n, secs, size, socks, txtime, prio, gap_us;
+	long n, secs, size, socks, txtime, prio, gap_us, warmup;
+	long sndbuf[2];
 	unsigned long rate;
-	int connect, churn;
+	int connect, churn, listen;
 	struct sockaddr_in dst;
 };
 
-static int open_sock(const struct opts *o)
+static int open_sock(const struct opts *o, long i)
 {
 	int fd = socket(AF_INET, SOCK_DGRAM, 0), v;
 
 	if (fd < 0)
 		return -1;
-	v = 4 << 20;
+	v = o->sndbuf[i & 1];
 	setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &v, sizeof(v));
 	if (o->txtime >= 0) {
 		struct sock_txtime st = { .clockid = CLOCK_MONOTONIC };
@@ -112,15 +122,78 @@ static int send_one(int fd, const struct opts *o, const char *buf)
 	return sendmsg(fd, &msg, 0) < 0 ? -1 : 0;
 }
 
+/* Receive for o->secs; bytes per source port after the warm-up. */
+static int sink(const struct opts *o)
+{
+	static unsigned long bytes[65536];
+	static char buf[65536];
+	uint64_t start = mono_ns(), count_from = start + o->warmup * 1000000000ULL;
+	uint64_t end = start + o->secs * 1000000000ULL;
+	struct timeval tv = { .tv_usec = 100000 };
+	int fd = socket(AF_INET, SOCK_DGRAM, 0), v = 4 << 20;
+
+	if (fd < 0 || bind(fd, (const struct sockaddr *)&o->dst, sizeof(o->dst))) {
+		perror("fqsend: bind");
+		return 1;
+	}
+	setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &v, sizeof(v));
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	while (mono_ns() < end) {
+		struct sockaddr_in src;
+		socklen_t sl = sizeof(src);
+		ssize_t n = recvfrom(fd, buf, sizeof(buf), 0, (struct sockaddr *)&src, &sl);
+
+		if (n > 0 && mono_ns() >= count_from)
+			bytes[ntohs(src.sin_port)] += n;
+	}
+	for (long p = 0; p < 65536; p++)
+		if (bytes[p])
+			printf("%ld %lu\n", p, bytes[p]);
+	return 0;
+}
+
+/* -f N -d SECS: keep every socket full, none waiting behind another. */
+static void flood(const struct opts *o, int *fds, const char *buf, uint64_t end,
+		  unsigned long *sent, unsigned long *failed)
+{
+	struct pollfd *pfd = calloc(o->socks, sizeof(*pfd));
+
+	for (long i = 0; i < o->socks; i++) {
+		fcntl(fds[i], F_SETFL, O_NONBLOCK);
+		pfd[i].fd = fds[i];
+		pfd[i].events = POLLOUT;
+	}
+	while (mono_ns() < end) {
+		int progress = 0;
+
+		for (long i = 0; i < o->socks; i++) {
+			for (int k = 0; k < 8; k++) {
+				if (!send_one(fds[i], o, buf)) {
+					(*sent)++;
+					progress = 1;
+				} else if (errno == EAGAIN) {
+					break;
+				} else {
+					(*failed)++;
+				}
+			}
+		}
+		if (!progress)
+			poll(pfd, o->socks, 10);
+	}
+	free(pfd);
+}
+
 int main(int argc, char **argv)
 {
-	struct opts o = { .n = 1, .size = 200, .socks = 1, .txtime = -1, .prio = -1 };
+	struct opts o = { .n = 1, .size = 200, .socks = 1, .txtime = -1, .prio = -1,
+			  .sndbuf = { 4 << 20, 4 << 20 } };
 	static char buf[65536];
 	unsigned long sent = 0, failed = 0;
 	uint64_t end = 0;
 	int c, *fds;
 
-	while ((c = getopt(argc, argv, "n:d:s:f:cCt:R:P:i:")) != -1) {
+	while ((c = getopt(argc, argv, "n:d:s:f:cCt:R:P:i:b:lw:")) != -1) {
 		switch (c) {
 		case 'n': o.n = atol(optarg); break;
 		case 'd': o.secs = atol(optarg); o.n = -1; break;
@@ -132,6 +205,16 @@ int main(int argc, char **argv)
 		case 'R': o.rate = strtoul(optarg, NULL, 0); break;
 		case 'P': o.prio = atol(optarg); break;
 		case 'i': o.gap_us = atol(optarg); break;
+		case 'b': {
+			char *comma;
+
+			o.sndbuf[0] = o.sndbuf[1] = strtol(optarg, &comma, 0);
+			if (*comma == ',')
+				o.sndbuf[1] = strtol(comma + 1, NULL, 0);
+			break;
+		}
+		case 'l': o.listen = 1; break;
+		case 'w': o.warmup = atol(optarg); break;
 		default: goto usage;
 		}
 	}
@@ -140,18 +223,25 @@ int main(int argc, char **argv)
 	    o.size < 0 || o.size > (long)sizeof(buf) || o.socks < 1)
 		goto usage;
 	o.dst.sin_port = htons(atoi(argv[optind + 1]));
+	if (o.listen)
+		return o.secs ? sink(&o) : 2;
 	if (o.secs)
 		end = mono_ns() + o.secs * 1000000000ULL;
 
 	fds = calloc(o.socks, sizeof(*fds));
 	for (long i = 0; !o.churn && i < o.socks; i++)
-		if ((fds[i] = open_sock(&o)) < 0)
+		if ((fds[i] = open_sock(&o, i)) < 0)
 			return 1;
+	if (!o.churn && end && o.socks > 1) {
+		flood(&o, fds, buf, end, &sent, &failed);
+		printf("sent %lu failed %lu\n", sent, failed);
+		return 0;
+	}
 	for (long i = 0; o.n < 0 || i < o.n; i++) {
 		if (end && (i & 63) == 0 && mono_ns() >= end)
 			break;
 		if (o.churn) {
-			int fd = open_sock(&o);
+			int fd = open_sock(&o, i);
 
 			if (fd < 0)
 				return 1;
@@ -167,6 +257,7 @@ int main(int argc, char **argv)
 	return 0;
 usage:
 	fprintf(stderr, "usage: fqsend [-n N] [-d SECS] [-s SIZE] [-f SOCKS] [-c] [-C] "
-		"[-t TXTIME_NS] [-R RATE_BPS] [-P PRIO] [-i GAP_US] IPV4ADDR PORT\n");
+		"[-t TXTIME_NS] [-R RATE_BPS] [-P PRIO] [-i GAP_US] [-b SNDBUF[,SNDBUF2]] "
+		"IPV4ADDR PORT\n       fqsend -l -d SECS [-w WARMUP_SECS] IPV4ADDR PORT\n");
 	return 2;
 }
