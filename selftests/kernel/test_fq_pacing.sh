@@ -1,0 +1,69 @@
+# Pacing, against the kernel's fq in the same boot:
+#  - TCP with SO_MAX_PACING_RATE (iperf3 --fq-rate 50M) is held within 5%
+#    of 50 Mbit/s in goodput (TCP paces IP bytes itself, through EDT
+#    timestamps, which the qdisc honours);
+#  - maxrate 50mbit holds an unpaced TCP flow within 5% of 50 Mbit/s at
+#    the qdisc (its bytes, Ethernet header included, over iperf3's
+#    seconds): the qdisc paces it, as it counts, by qdisc_pkt_len;
+#  - UDP with SO_MAX_PACING_RATE and no timestamps, paced by the qdisc
+#    from sk_pacing_rate, comes out at fq's rate within 5%. 5 Mbit/s,
+#    because at 50 the pause per quantum (0.5 ms) is as short as the
+#    watchdog's lateness under TCG, and both qdiscs fall to about half.
+. "$(dirname "$0")/lib.sh"
+. "$TOP/selftests/progs/fq_lib.sh"
+
+out=$(mktemp)
+trap 'rm -f $out' EXIT
+
+# tcp_rate ARGS...: "L2_MBPS GOODPUT_MBPS" of a 3 s iperf3 through va.
+tcp_rate() {
+	b0=$(tc_stat a va bytes)
+	iperf_server b
+	iperf_json a $B $out 3 "$@"
+	b1=$(tc_stat a va bytes)
+	echo "$(( (b1 - b0) * 8 / 1000 )) $(jq .end.sum_sent.seconds $out) $(jq .end.sum_received.bits_per_second $out)" |
+		awk '{ printf "%.1f %.1f\n", $1 / $2 / 1000, $3 / 1e6 }'
+}
+
+within() { # VALUE TARGET PERCENT
+	awk -v v="$1" -v t="$2" -v p="$3" 'BEGIN { d = v - t; if (d < 0) d = -d; exit !(d * 100 <= t * p) }'
+}
+
+load_fq
+veth_pair
+res=
+for kind in fq bpf_fq; do
+	expect ip netns exec a tc qdisc replace dev va root $kind
+	set -- $(tcp_rate --fq-rate 50M)
+	res="$res $kind: $2 ($1 at the qdisc)"
+	within $2 50 5 || fail "$kind held iperf3 --fq-rate 50M at $2 Mbit/s goodput ($1 at the qdisc)"
+done
+note "iperf3 --fq-rate 50M, goodput Mbit/s:$res"
+
+res=
+expect ip netns exec a tc qdisc replace dev va root fq maxrate 50mbit
+set -- $(tcp_rate)
+res="$res fq: $1 ($2 goodput)"
+within $1 50 5 || fail "fq maxrate 50mbit: $1 Mbit/s"
+expect "$BQ" -n a qdisc replace dev va root bpf_fq maxrate 50mbit
+set -- $(tcp_rate)
+res="$res bpf_fq: $1 ($2 goodput)"
+within $1 50 5 || fail "bpf_fq maxrate 50mbit: $1 Mbit/s"
+[ "$(bstat a va throttled)" -gt 0 ] || fail "bpf_fq never throttled a flow"
+note "maxrate 50mbit, one TCP flow, Mbit/s at the qdisc:$res"
+
+res=
+for kind in fq bpf_fq; do
+	expect ip netns exec a tc qdisc replace dev va root $kind
+	ip netns exec b "$FQSEND" -l -d 4 -w 1 $B 7000 >$out &
+	sleep 0.3
+	ip netns exec a "$FQSEND" -c -d 4 -s 1400 -b 60000 -R 625000 $B 7000 >/dev/null
+	wait $!
+	r=$(awk '{ s += $2 } END { printf "%.2f\n", s * 8 / 3 / 1e6 }' $out)
+	res="$res $kind: $r"
+	eval rate_$kind=$r
+done
+note "UDP, SO_MAX_PACING_RATE 5 Mbit/s, payload Mbit/s at the receiver:$res"
+within $rate_bpf_fq $rate_fq 5 || fail "bpf_fq paced UDP at $rate_bpf_fq Mbit/s, fq at $rate_fq"
+ge $rate_bpf_fq 4 || fail "bpf_fq paced UDP at $rate_bpf_fq Mbit/s for 5"
+exit 0
