@@ -106,7 +106,8 @@ enum { F_FREE, F_IDLE, F_NEW, F_OLD, F_THROTTLED, F_DETACHED };	/* IDLE: just cr
 
 struct fq_flow {
 	__u64 key;		/* socket pointer, or (hash << 1) | 1 */
-	__u64 time_next_packet;	/* pacing: not before this */
+	__u64 time_next_packet;	/* pacing by rate: not before this */
+	__u64 throttled_until;	/* while throttled: its key in the heap */
 	struct bq_skbq q;	/* its packets, in departure order */
 	__s32 credit;
 	__u32 next, prev;	/* in new, old or detached list; free list */
@@ -123,7 +124,7 @@ struct fq_list {
 /* Per instance, indexed by slot. */
 struct fq_sched {
 	struct bq_pool_state pool;
-	struct bq_tq delayed;		/* throttled flows by time_next_packet */
+	struct bq_tq delayed;		/* throttled flows by throttled_until */
 	struct bq_skbq internal;	/* TC_PRIO_CONTROL */
 	struct fq_list new_flows, old_flows;
 	struct fq_list detached;	/* LRU: oldest first */
@@ -457,6 +458,20 @@ int BPF_PROG(fq_enqueue, struct sk_buff *skb, struct Qdisc *sch,
 		    (u32)f->credit < (u32)p->v[P_QUANTUM])
 			f->credit = p->v[P_QUANTUM];
 	}
+	if (f->state == F_THROTTLED && time < f->throttled_until) {
+		/*
+		 * Due before the packet the flow waits for: wait for this
+		 * one instead (as sch_fq does). The old heap entry goes
+		 * stale. The pacing delay still holds.
+		 */
+		u64 until = time > f->time_next_packet ? time : f->time_next_packet;
+
+		if (until < f->throttled_until && !bq_tq_push(q, &st->delayed, until, idx)) {
+			f->throttled_until = until;
+			if (st->time_next_delayed_flow > until)
+				st->time_next_delayed_flow = until;
+		}
+	}
 	if (!f->q.len)
 		q->cnt.x[X_INACTIVE]--;
 	return bq_skbq_push(sch, q, &st->pool, &f->q, skb, time, to_free);
@@ -489,7 +504,7 @@ static __noinline void fq_check_throttled(struct bq_instance *q, struct fq_sched
 		bq_tq_pop(q, &st->delayed);
 		f = fq_flow(q, val);
 		/* Stale if the flow moved on since (socket reuse, reset). */
-		if (!f || f->state != F_THROTTLED || f->time_next_packet != time)
+		if (!f || f->state != F_THROTTLED || f->throttled_until != time)
 			continue;
 		q->cnt.x[X_THROTTLED]--;
 		f->state = F_OLD;
@@ -539,7 +554,7 @@ static __noinline u32 fq_pick(struct bq_instance *q, struct fq_sched *st,
 				return 0;
 			}
 			fq_list_del(q, head, f, idx);
-			f->time_next_packet = tnp;
+			f->throttled_until = tnp;
 			f->state = F_THROTTLED;
 			q->cnt.x[X_THROTTLED]++;
 			q->cnt.overlimits++;

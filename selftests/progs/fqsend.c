@@ -11,7 +11,9 @@
  *   -C        churn: each datagram from a new connected socket, closed at
  *             once (-n of them): many short flows
  *   -t NS     SO_TXTIME: each datagram departs NS ns after it is sent
- *             (CLOCK_MONOTONIC, the clock fq uses)
+ *             (CLOCK_MONOTONIC, the clock fq uses); the departure time is
+ *             also written in the first 8 bytes of the payload
+ *   -T NS     with -t: datagram i departs NS * i later (negative: earlier)
  *   -R BPS    SO_MAX_PACING_RATE, bytes per second
  *   -P PRIO   SO_PRIORITY (7 is TC_PRIO_CONTROL)
  *   -i US     pause US microseconds between datagrams
@@ -21,9 +23,13 @@
  *
  * Prints "sent N failed M"; ENOBUFS from qdisc drops is counted, not fatal.
  *
- * fqsend -l -d SECS [-w SECS] IPV4ADDR PORT: receive on ADDR:PORT for SECS
- * seconds and print "SRCPORT BYTES" per sender, counting only after the
- * first -w seconds (the warm-up, while queues fill).
+ * fqsend -l -d SECS [-w SECS] [-e] IPV4ADDR PORT: receive on ADDR:PORT for
+ * SECS seconds and print "SRCPORT BYTES" per sender, counting only after
+ * the first -w seconds (the warm-up, while queues fill). With -e, check
+ * the departure times senders wrote (-t) instead and print
+ * "edt N early E inversions I min_us MIN max_us MAX": datagrams received,
+ * those that arrived before their departure time, those that arrived
+ * after one due later, and the least and most lateness.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -55,10 +61,10 @@ static uint64_t mono_ns(void)
 }
 
 struct opts {
-	long n, secs, size, socks, txtime, prio, gap_us, warmup;
+	long n, secs, size, socks, txtime, txstep, prio, gap_us, warmup;
 	long sndbuf[2];
 	unsigned long rate;
-	int connect, churn, listen;
+	int connect, churn, listen, edt;
 	struct sockaddr_in dst;
 };
 
@@ -97,7 +103,7 @@ err:
 	return -1;
 }
 
-static int send_one(int fd, const struct opts *o, const char *buf)
+static int send_one(int fd, const struct opts *o, char *buf, long i)
 {
 	char control[CMSG_SPACE(sizeof(uint64_t))] = { 0 };
 	struct iovec iov = { .iov_base = (void *)buf, .iov_len = o->size };
@@ -109,7 +115,14 @@ static int send_one(int fd, const struct opts *o, const char *buf)
 	}
 	if (o->txtime >= 0) {
 		struct cmsghdr *cm;
-		uint64_t t = mono_ns() + o->txtime;
+		uint64_t t = mono_ns() + o->txtime + o->txstep * i;
+
+		if (o->size >= 2 * (long)sizeof(t)) {
+			uint64_t seq = i;
+
+			memcpy(buf, &t, sizeof(t));
+			memcpy(buf + sizeof(t), &seq, sizeof(seq));
+		}
 
 		msg.msg_control = control;
 		msg.msg_controllen = sizeof(control);
@@ -131,6 +144,9 @@ static int sink(const struct opts *o)
 	uint64_t end = start + o->secs * 1000000000ULL;
 	struct timeval tv = { .tv_usec = 100000 };
 	int fd = socket(AF_INET, SOCK_DGRAM, 0), v = 4 << 20;
+	unsigned long edt_n = 0, edt_early = 0, edt_inv = 0;
+	int64_t lat, lat_min = INT64_MAX, lat_max = INT64_MIN;
+	uint64_t last_t = 0;
 
 	if (fd < 0 || bind(fd, (const struct sockaddr *)&o->dst, sizeof(o->dst))) {
 		perror("fqsend: bind");
@@ -143,8 +159,33 @@ static int sink(const struct opts *o)
 		socklen_t sl = sizeof(src);
 		ssize_t n = recvfrom(fd, buf, sizeof(buf), 0, (struct sockaddr *)&src, &sl);
 
-		if (n > 0 && mono_ns() >= count_from)
+		uint64_t now = mono_ns(), t;
+
+		if (n >= 2 * (ssize_t)sizeof(t) && o->edt) {
+			memcpy(&t, buf, sizeof(t));
+			if (getenv("FQSEND_VERBOSE")) {
+				uint64_t seq;
+
+				memcpy(&seq, buf + sizeof(t), sizeof(seq));
+				fprintf(stderr, "seq %llu late_us %lld\n", (unsigned long long)seq,
+					(long long)(int64_t)(now - t) / 1000);
+			}
+			edt_n++;
+			edt_early += now < t;
+			edt_inv += t < last_t;
+			last_t = t > last_t ? t : last_t;
+			lat = (int64_t)(now - t);
+			lat_min = lat < lat_min ? lat : lat_min;
+			lat_max = lat > lat_max ? lat : lat_max;
+		} else if (n > 0 && now >= count_from) {
 			bytes[ntohs(src.sin_port)] += n;
+		}
+	}
+	if (o->edt) {
+		printf("edt %lu early %lu inversions %lu min_us %lld max_us %lld\n", edt_n,
+		       edt_early, edt_inv, edt_n ? (long long)lat_min / 1000 : 0,
+		       edt_n ? (long long)lat_max / 1000 : 0);
+		return 0;
 	}
 	for (long p = 0; p < 65536; p++)
 		if (bytes[p])
@@ -153,7 +194,7 @@ static int sink(const struct opts *o)
 }
 
 /* -f N -d SECS: keep every socket full, none waiting behind another. */
-static void flood(const struct opts *o, int *fds, const char *buf, uint64_t end,
+static void flood(const struct opts *o, int *fds, char *buf, uint64_t end,
 		  unsigned long *sent, unsigned long *failed)
 {
 	struct pollfd *pfd = calloc(o->socks, sizeof(*pfd));
@@ -168,7 +209,7 @@ static void flood(const struct opts *o, int *fds, const char *buf, uint64_t end,
 
 		for (long i = 0; i < o->socks; i++) {
 			for (int k = 0; k < 8; k++) {
-				if (!send_one(fds[i], o, buf)) {
+				if (!send_one(fds[i], o, buf, 0)) {
 					(*sent)++;
 					progress = 1;
 				} else if (errno == EAGAIN) {
@@ -193,7 +234,7 @@ int main(int argc, char **argv)
 	uint64_t end = 0;
 	int c, *fds;
 
-	while ((c = getopt(argc, argv, "n:d:s:f:cCt:R:P:i:b:lw:")) != -1) {
+	while ((c = getopt(argc, argv, "n:d:s:f:cCt:T:R:P:i:b:lw:e")) != -1) {
 		switch (c) {
 		case 'n': o.n = atol(optarg); break;
 		case 'd': o.secs = atol(optarg); o.n = -1; break;
@@ -215,6 +256,8 @@ int main(int argc, char **argv)
 		}
 		case 'l': o.listen = 1; break;
 		case 'w': o.warmup = atol(optarg); break;
+		case 'e': o.edt = 1; break;
+		case 'T': o.txstep = atol(optarg); break;
 		default: goto usage;
 		}
 	}
@@ -245,10 +288,10 @@ int main(int argc, char **argv)
 
 			if (fd < 0)
 				return 1;
-			send_one(fd, &o, buf) ? failed++ : sent++;
+			send_one(fd, &o, buf, i) ? failed++ : sent++;
 			close(fd);
 		} else {
-			send_one(fds[i % o.socks], &o, buf) ? failed++ : sent++;
+			send_one(fds[i % o.socks], &o, buf, i) ? failed++ : sent++;
 		}
 		if (o.gap_us)
 			usleep(o.gap_us);
@@ -257,7 +300,7 @@ int main(int argc, char **argv)
 	return 0;
 usage:
 	fprintf(stderr, "usage: fqsend [-n N] [-d SECS] [-s SIZE] [-f SOCKS] [-c] [-C] "
-		"[-t TXTIME_NS] [-R RATE_BPS] [-P PRIO] [-i GAP_US] [-b SNDBUF[,SNDBUF2]] "
-		"IPV4ADDR PORT\n       fqsend -l -d SECS [-w WARMUP_SECS] IPV4ADDR PORT\n");
+		"[-t TXTIME_NS [-T STEP_NS]] [-R RATE_BPS] [-P PRIO] [-i GAP_US] [-b SNDBUF[,SNDBUF2]] "
+		"IPV4ADDR PORT\n       fqsend -l -d SECS [-w WARMUP_SECS] [-e] IPV4ADDR PORT\n");
 	return 2;
 }
