@@ -10,12 +10,12 @@
  *   - a packet leaves at the clock: skb->tstamp = clock, then
  *     clock += len / rate, with len in IP bytes (include/hbm.h);
  *   - an idle cgroup's clock falls behind now, which is credit for a burst;
- *     it may not fall more than the burst time (100 us) behind.
+ *     it may not fall more than the burst time (below) behind.
  *
  * How far ahead of now a packet's departure time is, is the queueing delay
  * a real queue would give it, and decides its fate:
  *
- *       pass       mark (CE/CN)          drop (> 120 B)    drop
+ *       pass         mark (CE)           drop (> 120 B)    drop
  *   ------------|-----------------------------|--------------|------>
  *      0       50 us                        480 us         500 us
  *
@@ -36,14 +36,21 @@
  *     for TCP's probe timer (200 ms or more).
  *
  * The times above are those of the 2019 design, made for 10 Gbit/s NICs.
- * Below 10 Gbit/s they stand for the same amounts of bytes, what they take
- * at 10 Gbit/s: 62.5 KB to mark, 600 KB (625 KB) to drop and 125 KB of
- * burst, which are also credit mode's 40, 385 (400) and 100 MTU. So they
- * grow as 10 Gbit/s / rate: at 50 Mbit/s, 10 ms to mark and 96 ms to drop.
- * Fixed times fail at low rates: one GSO skb is up to 64 KB (10.5 ms at
- * 50 Mbit/s; TCP builds full-size ones on low-RTT paths, tcp_tso_rtt_log),
- * TCP small queues let each flow queue about two, and a 500 us horizon
- * would drop every flow's second skb (measured: 40-80% of the rate).
+ * Each has a floor in bytes, so that at lower rates it grows (as 1/rate):
+ *
+ *   threshold   time     bytes                   at 100 Mbit/s   at 50 Mbit/s
+ *   burst       100 us   125 KB (100 us @ 10G)   10 ms           20 ms
+ *   mark         50 us   2 x 64 KiB (GSO skbs)   10.5 ms         21 ms
+ *   drop > 120B 480 us   600 KB (480 us @ 10G)   48 ms           96 ms
+ *   drop        500 us   625 KB (500 us @ 10G)   50 ms           100 ms
+ *
+ * Fixed times fail at low rates: a GSO skb is up to 64 KB (10.5 ms at
+ * 50 Mbit/s; on low-RTT paths TCP builds full-size ones, tcp_tso_rtt_log),
+ * TCP small queues let each flow queue about two of them, and a 500 us
+ * horizon dropped every flow's second skb (11 Mbit/s of 50 measured). Two
+ * queued GSO skbs are TSO at work, not congestion: marking at one cost
+ * DCTCP 5-10% of the rate on veth. The byte floors of burst and drop are
+ * also credit mode's 100 and 400 MTU, give or take.
  *
  * A dropped packet gives its time back to the clock. Traffic over lo is
  * exempt unless HBM_F_LOOPBACK; HBM_F_NO_CN never returns CN. The rate is
@@ -52,35 +59,44 @@
 #include "hbm.bpf.h"
 
 #define NSEC_PER_USEC		1000ULL
+#define KB			1000ULL
+/* Each threshold: a time, and a floor in bytes (see the top). */
 #define BURST_NS		(100 * NSEC_PER_USEC)
-#define MARK_THRESH_NS		(50 * NSEC_PER_USEC)
-#define DROP_THRESH_NS		(500 * NSEC_PER_USEC)
-#define LARGE_DROP_THRESH_NS	(DROP_THRESH_NS - 20 * NSEC_PER_USEC)
-/* The rate the times above are for; below it they scale (see the top). */
-#define REF_RATE		(10000000000ULL / 8)	/* 10 Gbit/s in bytes/s */
+#define BURST_BYTES		(125 * KB)
+#define MARK_NS			(50 * NSEC_PER_USEC)
+#define MARK_BYTES		(2 * 65536ULL)
+#define DROP_NS			(500 * NSEC_PER_USEC)
+#define DROP_BYTES		(625 * KB)
+#define LARGE_DROP_NS		(480 * NSEC_PER_USEC)
+#define LARGE_DROP_BYTES	(600 * KB)
+
+/* The thresholds at the cgroup's rate, in ns. */
+struct thresholds {
+	__u64 burst, mark, large_drop, drop;
+};
 
 char LICENSE[] SEC("license") = "GPL";
 
-/*
- * Time to send len bytes at rate bytes/s; len * 1e9 fits in 64 bits. Every
- * product below stays under 2^64 too: ahead_ns * rate is bounded by the
- * drop horizon in bytes (625 KB) times 1e9, plus one skb.
- */
+/* Time to send len bytes at rate bytes/s; len * 1e9 fits in 64 bits. */
 static __always_inline __u64 tx_time_ns(__u64 len, __u64 rate)
 {
 	return len * NSEC_PER_SEC / rate;
 }
 
-/* The rate the thresholds are counted at: never above REF_RATE. */
-static __always_inline __u64 threshold_rate(__u64 rate)
+/* A threshold at this rate: its time, or its bytes' time if longer. */
+static __always_inline __u64 threshold_ns(__u64 ns, __u64 bytes, __u64 rate)
 {
-	return rate < REF_RATE ? rate : REF_RATE;
+	__u64 bytes_ns = tx_time_ns(bytes, rate);
+
+	return bytes_ns > ns ? bytes_ns : ns;
 }
 
-/* A time of the 2019 design at this rate: as many bytes as at 10 Gbit/s. */
-static __always_inline __u64 scaled_ns(__u64 ns, __u64 rate)
+static __always_inline void get_thresholds(struct thresholds *t, __u64 rate)
 {
-	return ns * REF_RATE / threshold_rate(rate);
+	t->burst = threshold_ns(BURST_NS, BURST_BYTES, rate);
+	t->mark = threshold_ns(MARK_NS, MARK_BYTES, rate);
+	t->large_drop = threshold_ns(LARGE_DROP_NS, LARGE_DROP_BYTES, rate);
+	t->drop = threshold_ns(DROP_NS, DROP_BYTES, rate);
 }
 
 /*
@@ -102,20 +118,14 @@ static __always_inline __u64 clock_take(struct hbm_vqueue *q, __u64 now, __u64 t
 	return send;
 }
 
-/*
- * The rules of the comment at the top, for a packet ahead_ns ahead of now.
- * ahead_ns is first brought to the scale of the thresholds (10 Gbit/s).
- */
+/* The rules of the comment at the top, for a packet ahead ns ahead of now. */
 static __always_inline void judge(struct __sk_buff *skb, const struct hbm_pkt *p,
-				  __s64 ahead, __u64 rate, struct hbm_result *r)
+				  __s64 ahead, const struct thresholds *t, struct hbm_result *r)
 {
-	__s64 ahead_ns = ahead > 0 ? (__s64)((__u64)ahead * threshold_rate(rate) / REF_RATE) : 0;
-
-	if (ahead_ns > (__s64)DROP_THRESH_NS ||
-	    (p->len > HBM_SMALL_PKT && ahead_ns > (__s64)LARGE_DROP_THRESH_NS)) {
+	if (ahead > (__s64)t->drop || (p->len > HBM_SMALL_PKT && ahead > (__s64)t->large_drop)) {
 		r->drop = true;
 		r->cn = p->is_tcp && !p->ect;
-	} else if (ahead_ns > (__s64)MARK_THRESH_NS && p->ect) {
+	} else if (ahead > (__s64)t->mark && p->ect) {
 		r->ce = bpf_skb_ecn_set_ce(skb);
 	}
 	/* Keep two packets in flight: CN instead of a drop. */
@@ -139,6 +149,7 @@ int hbm_edt(struct __sk_buff *skb)
 {
 	struct hbm_config *cfg = hbm_get_config();
 	struct hbm_result r = {};
+	struct thresholds t;
 	struct hbm_pkt p = {};
 	struct hbm_vqueue *q;
 	__u64 now, send, tx_ns;
@@ -155,15 +166,16 @@ int hbm_edt(struct __sk_buff *skb)
 		return HBM_PASS;
 	hbm_get_pkt(skb, &p);
 	now = bpf_ktime_get_ns();
+	get_thresholds(&t, cfg->rate);
 	tx_ns = tx_time_ns(p.len, cfg->rate);
-	send = clock_take(q, now, tx_ns, scaled_ns(BURST_NS, cfg->rate));
+	send = clock_take(q, now, tx_ns, t.burst);
 	ahead = (__s64)(send - now);
 	if (q->rate_seen != cfg->rate) {
 		hbm_debug(cfg, "rate %llu bytes/s", cfg->rate);
 		q->rate_seen = cfg->rate;
 	}
 
-	judge(skb, &p, ahead, cfg->rate, &r);
+	judge(skb, &p, ahead, &t, &r);
 	if (cfg->flags & HBM_F_NO_CN)
 		r.cn = false;
 	if (r.drop) {

@@ -73,7 +73,7 @@ htb_goodput() {
 	ip netns exec hbmc tc class add dev eth0 parent 1: classid 1:1 htb rate "$1mbit" 2>/dev/null
 	ip netns exec hbms iperf3 -s -1 -D -p 5999 >/dev/null
 	sleep 0.3
-	ip netns exec hbmc iperf3 -c 198.51.100.2 -p 5999 -P "$2" -t 5 -O 1 -J |
+	ip netns exec hbmc iperf3 -c 198.51.100.2 -p 5999 -P "$2" -t 4 -O 1 -J |
 		jq '.end.sum_received.bits_per_second / 1e6'
 	ip netns exec hbmc tc qdisc del dev eth0 root
 	"$HT" teardown
@@ -91,7 +91,7 @@ conform() {
 	limit=$1
 	shift
 	for attempt in 1 2; do
-		ht -r="$limit" -O=1 "$@"
+		ht -r="$limit" -O=1 -t=4 "$@"
 		p=$(pct "$GOODPUT" "$limit")
 		note "-r=$limit $*: goodput $GOODPUT Mbit/s = $p% of the limit, drops $DROP_PCT%, CE $CE, CN $CN"
 		if ! fge 101 "$p"; then
