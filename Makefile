@@ -172,3 +172,11 @@ $(OUTPUT)/hbm.bpf.o $(OUTPUT)/hbm_edt.bpf.o: include/hbm.h bpf/hbm.bpf.h
 $(BIN)/hbm: $(HBM_SRCS) src/hbm/hbm_tool.h include/hbm.h $(OUTPUT)/hbm.skel.h $(OUTPUT)/hbm_edt.skel.h | $(BIN) check-deps
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) -Isrc/hbm $(HBM_SRCS) $(LDLIBS) -o $@
+# make install puts hbm beside bpfqdisc (its BPF objects are in BPF_OBJS).
+INSTALLED += $(SBINDIR)/hbm
+install: install-hbm
+.PHONY: install-hbm
+install-hbm: $(BIN)/hbm
+	$(call msg,INSTALL,$(DESTDIR)$(SBINDIR)/hbm)
+	$(Q)$(INSTALL) -d $(DESTDIR)$(SBINDIR)
+	$(Q)$(INSTALL) -m 0755 $(BIN)/hbm $(DESTDIR)$(SBINDIR)/hbm
