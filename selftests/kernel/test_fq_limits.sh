@@ -1,0 +1,70 @@
+# flow_limit and limit drops, counted apart: one socket that sends faster
+# than a slow receiver takes fills its flow to flow_limit and no further
+# (flow_limit drops); eight such sockets against limit 200 hit the qdisc
+# limit first (overlimit drops). bpf_fq's reasons add up to tc's drops;
+# the kernel's fq (flows_plimit) is shown alongside.
+. "$(dirname "$0")/lib.sh"
+. "$TOP/selftests/progs/fq_lib.sh"
+
+load_fq
+veth_pair
+slow_receiver
+maxq() { # samples qlen N times, prints the largest
+	m=0
+	for i in $(seq $1); do
+		q=$(tc_stat a va qlen)
+		[ "$q" -le "$m" ] || m=$q
+	done
+	echo $m
+}
+
+# One socket, flow_limit 100 (the default).
+res=
+for kind in fq bpf_fq; do
+	expect ip netns exec a tc qdisc replace dev va root $kind
+	ip netns exec a "$FQSEND" -c -d 3 -s 1000 $B 9 >/dev/null &
+	sleep 1
+	m=$(maxq 3)
+	wait $!
+	drops=$(tc_stat a va drops)
+	if [ $kind = fq ]; then
+		fl=$(kstat a va flows_plimit)
+		res="$res fq: max qlen $m, $drops drops, $fl flows_plimit;"
+	else
+		fl=$(bstat a va drops.flow_limit) ol=$(bstat a va drops.overlimit)
+		res="$res bpf_fq: max qlen $m, $drops drops, flow_limit $fl, overlimit $ol;"
+		[ "$ol" = 0 ] || fail "bpf_fq: $ol overlimit drops from one flow"
+	fi
+	# One more than the limit: the skb the kernel peeked and holds.
+	[ "$m" -le 101 ] || fail "$kind: one flow held $m packets, flow_limit 100"
+	[ "$fl" -gt 0 ] && [ "$fl" = "$drops" ] || fail "$kind: $fl flow-limit drops, tc $drops"
+done
+note "one flow:$res"
+
+# Eight sockets, limit 200: the total, not the flows, is the limit.
+res=
+for kind in fq bpf_fq; do
+	if [ $kind = fq ]; then
+		expect ip netns exec a tc qdisc replace dev va root fq limit 200
+	else
+		expect "$BQ" -n a qdisc replace dev va root bpf_fq limit 200
+	fi
+	ip netns exec a "$FQSEND" -c -f 8 -d 3 -s 1000 $B 9 >/dev/null &
+	sleep 1
+	m=$(maxq 3)
+	wait $!
+	drops=$(tc_stat a va drops)
+	[ "$m" -le 201 ] || fail "$kind: qlen $m, limit 200"
+	[ "$drops" -gt 0 ] || fail "$kind: no drops at limit 200"
+	if [ $kind = fq ]; then
+		res="$res fq: max qlen $m, $drops drops, $(kstat a va flows_plimit) flows_plimit;"
+	else
+		fl=$(bstat a va drops.flow_limit) ol=$(bstat a va drops.overlimit)
+		res="$res bpf_fq: max qlen $m, $drops drops, overlimit $ol, flow_limit $fl;"
+		[ "$ol" -gt 0 ] || fail "bpf_fq: no overlimit drops at limit 200"
+		[ $((ol + fl)) = "$drops" ] || fail "bpf_fq: overlimit $ol + flow_limit $fl != tc drops $drops"
+		[ "$(tc_stat a va overlimits)" = "$ol" ] || fail "tc overlimits $(tc_stat a va overlimits), bpf_fq $ol"
+	fi
+done
+note "8 flows, limit 200:$res"
+exit 0
