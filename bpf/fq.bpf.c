@@ -113,7 +113,7 @@ struct fq_flow {
 	__u32 next, prev;	/* in new, old or detached list; free list */
 	__u32 hnext;		/* hash chain */
 	__u32 socket_hash;	/* sk_hash when created: detects reuse */
-	__u32 age;		/* when it became detached, ns >> 20 */
+	__u32 age;		/* empty (or detached) since, ns >> 20 */
 	__u8 state;
 };
 
@@ -231,14 +231,14 @@ static __always_inline void fq_list_del(const struct bq_instance *q, struct fq_l
 
 /* --- flow table --------------------------------------------------------- */
 
-/* Unhash and free a detached flow. */
+/* Unhash and free an empty flow that is on list l. */
 static __always_inline void fq_flow_free(const struct bq_instance *q, struct fq_sched *st,
-					 struct fq_flow *f, u32 idx)
+					 struct fq_list *l, struct fq_flow *f, u32 idx)
 {
 	u32 *b = fq_bucket(q, f->key), cur, i;
 	struct fq_flow *c;
 
-	fq_list_del(q, &st->detached, f, idx);
+	fq_list_del(q, l, f, idx);
 	if (b) {
 		if (*b == idx) {
 			*b = f->hnext;
@@ -261,42 +261,56 @@ static __always_inline void fq_flow_free(const struct bq_instance *q, struct fq_
 	st->flow_free = idx;
 }
 
+/*
+ * Free one idle flow if there is one older than min_age (ns >> 20 units):
+ * the least recently detached, else an empty flow at the head of
+ * old_flows. sch_fq collects detached flows only; but while new flows keep
+ * arriving to an almost empty queue, old_flows is never visited, and the
+ * flows served once pile up there, empty and never detached (sch_fq's
+ * inactive flows). With a bounded table they must be reclaimed too.
+ */
+static __always_inline bool fq_reclaim(struct bq_instance *q, struct fq_sched *st,
+				       u32 age, u32 min_age)
+{
+	struct fq_list *l = &st->detached;
+	struct fq_flow *f;
+	u32 idx = l->head;
+
+	f = idx ? fq_flow(q, idx) : NULL;
+	if (!f || age - f->age < min_age) {
+		l = &st->old_flows;
+		idx = l->head;
+		f = idx ? fq_flow(q, idx) : NULL;
+		if (!f || f->q.len || age - f->age < min_age)
+			return false;
+	}
+	fq_flow_free(q, st, l, f, idx);
+	q->cnt.x[X_FLOWS]--;
+	q->cnt.x[X_INACTIVE]--;
+	q->cnt.x[X_GC_FLOWS]++;
+	return true;
+}
+
+/* A few flows idle for more than 3 s, freed on every enqueue. */
 static __noinline void fq_gc(struct bq_instance *q, struct fq_sched *st, u64 now)
 {
-	struct fq_flow *f;
-	u32 idx, i, age = fq_age_now(now);
+	u32 i, age = fq_age_now(now);
 
 	bpf_for(i, 0, FQ_GC_MAX) {
-		idx = st->detached.head;
-		if (!idx)
+		if (!fq_reclaim(q, st, age, (u32)(FQ_GC_AGE >> 20) + 1))
 			break;
-		f = fq_flow(q, idx);
-		if (!f || age - f->age <= (u32)(FQ_GC_AGE >> 20))
-			break;
-		fq_flow_free(q, st, f, idx);
-		q->cnt.x[X_FLOWS]--;
-		q->cnt.x[X_INACTIVE]--;
-		q->cnt.x[X_GC_FLOWS]++;
 	}
 }
 
 /* A free flow entry: from the free list, never used ones, or the LRU. */
 static __always_inline u32 fq_flow_alloc(struct bq_instance *q, struct fq_sched *st,
-					 u64 flows_max)
+					 u64 flows_max, u64 now)
 {
 	struct fq_flow *f;
 	u32 idx;
 
-	if (q->cnt.x[X_FLOWS] >= flows_max) {
-		idx = st->detached.head;
-		f = idx ? fq_flow(q, idx) : NULL;
-		if (!f)
-			return 0;
-		fq_flow_free(q, st, f, idx);
-		q->cnt.x[X_FLOWS]--;
-		q->cnt.x[X_INACTIVE]--;
-		q->cnt.x[X_GC_FLOWS]++;
-	}
+	if (q->cnt.x[X_FLOWS] >= flows_max && !fq_reclaim(q, st, fq_age_now(now), 0))
+		return 0;
 	idx = st->flow_free;
 	if (idx) {
 		f = fq_flow(q, idx);
@@ -331,7 +345,7 @@ static __noinline u32 fq_classify(struct bq_instance *q, struct fq_sched *st,
 			return idx;
 		idx = f->hnext;
 	}
-	idx = fq_flow_alloc(q, st, p->v[P_FLOWS_MAX]);
+	idx = fq_flow_alloc(q, st, p->v[P_FLOWS_MAX], now);
 	f = idx ? fq_flow(q, idx) : NULL;
 	if (!f)
 		return 0;
@@ -568,8 +582,12 @@ static __noinline u32 fq_pick(struct bq_instance *q, struct fq_sched *st,
 			fq_list_add_tail(q, &st->old_flows, f, idx);
 			f->state = F_OLD;
 		} else {
+			/*
+			 * age stays when it emptied: sch_fq restarts it here,
+			 * so one pass through old_flows would make every idle
+			 * flow young again for the collector.
+			 */
 			f->state = F_DETACHED;
-			f->age = fq_age_now(now);
 			fq_list_add_tail(q, &st->detached, f, idx);
 		}
 	}
@@ -613,8 +631,10 @@ struct sk_buff *BPF_PROG(fq_dequeue, struct Qdisc *sch)
 	skb = bq_skbq_pop(q, &st->pool, &f->q);
 	if (!skb)
 		return NULL;
-	if (!f->q.len)
+	if (!f->q.len) {
 		q->cnt.x[X_INACTIVE]++;
+		f->age = fq_age_now(now);	/* idle since */
+	}
 	/* The packet sch_fq would mark CE: we can only count it. */
 	if (p->v[P_CE_THRESHOLD] && (s64)(now - tnp - p->v[P_CE_THRESHOLD]) > 0)
 		q->cnt.marks++;

@@ -10,6 +10,9 @@
  *             is sendto() on unconnected sockets (fq hashes those)
  *   -C        churn: each datagram from a new connected socket, closed at
  *             once (-n of them): many short flows
+ *   -p N      the i-th datagram of each socket goes to port PORT + i % N
+ *             (unconnected sockets): N flows per socket for a qdisc that
+ *             hashes them
  *   -t NS     SO_TXTIME: each datagram departs NS ns after it is sent
  *             (CLOCK_MONOTONIC, the clock fq uses); the departure time is
  *             also written in the first 8 bytes of the payload
@@ -61,7 +64,7 @@ static uint64_t mono_ns(void)
 }
 
 struct opts {
-	long n, secs, size, socks, txtime, txstep, prio, gap_us, warmup;
+	long n, secs, size, socks, txtime, txstep, prio, gap_us, warmup, ports;
 	long sndbuf[2];
 	unsigned long rate;
 	int connect, churn, listen, edt;
@@ -109,9 +112,13 @@ static int send_one(int fd, const struct opts *o, char *buf, long i)
 	struct iovec iov = { .iov_base = (void *)buf, .iov_len = o->size };
 	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
 
+	struct sockaddr_in dst = o->dst;
+
 	if (!o->connect && !o->churn) {
-		msg.msg_name = (void *)&o->dst;
-		msg.msg_namelen = sizeof(o->dst);
+		if (o->ports > 1)
+			dst.sin_port = htons(ntohs(o->dst.sin_port) + i % o->ports);
+		msg.msg_name = &dst;
+		msg.msg_namelen = sizeof(dst);
 	}
 	if (o->txtime >= 0) {
 		struct cmsghdr *cm;
@@ -234,7 +241,7 @@ int main(int argc, char **argv)
 	uint64_t end = 0;
 	int c, *fds;
 
-	while ((c = getopt(argc, argv, "n:d:s:f:cCt:T:R:P:i:b:lw:e")) != -1) {
+	while ((c = getopt(argc, argv, "n:d:s:f:cCt:T:R:P:i:b:lw:ep:")) != -1) {
 		switch (c) {
 		case 'n': o.n = atol(optarg); break;
 		case 'd': o.secs = atol(optarg); o.n = -1; break;
@@ -257,6 +264,7 @@ int main(int argc, char **argv)
 		case 'l': o.listen = 1; break;
 		case 'w': o.warmup = atol(optarg); break;
 		case 'e': o.edt = 1; break;
+		case 'p': o.ports = atol(optarg); break;
 		case 'T': o.txstep = atol(optarg); break;
 		default: goto usage;
 		}
@@ -291,7 +299,7 @@ int main(int argc, char **argv)
 			send_one(fd, &o, buf, i) ? failed++ : sent++;
 			close(fd);
 		} else {
-			send_one(fds[i % o.socks], &o, buf, i) ? failed++ : sent++;
+			send_one(fds[i % o.socks], &o, buf, i / o.socks) ? failed++ : sent++;
 		}
 		if (o.gap_us)
 			usleep(o.gap_us);
@@ -300,7 +308,7 @@ int main(int argc, char **argv)
 	return 0;
 usage:
 	fprintf(stderr, "usage: fqsend [-n N] [-d SECS] [-s SIZE] [-f SOCKS] [-c] [-C] "
-		"[-t TXTIME_NS [-T STEP_NS]] [-R RATE_BPS] [-P PRIO] [-i GAP_US] [-b SNDBUF[,SNDBUF2]] "
+		"[-p PORTS] [-t TXTIME_NS [-T STEP_NS]] [-R RATE_BPS] [-P PRIO] [-i GAP_US] [-b SNDBUF[,SNDBUF2]] "
 		"IPV4ADDR PORT\n       fqsend -l -d SECS [-w WARMUP_SECS] [-e] IPV4ADDR PORT\n");
 	return 2;
 }
