@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * udpflood ADDR PORT SECONDS [SIZE]: send UDP datagrams to ADDR:PORT as fast
- * as possible for SECONDS, ignoring ENOBUFS from qdisc drops (iperf3 gives
- * up on the first one). For tests that need a queue to build.
+ * udpflood ADDR PORT SECONDS [SIZE [PPS]]: send UDP datagrams to ADDR:PORT
+ * at up to PPS packets per second (default 20000; 0: as fast as possible)
+ * for SECONDS, ignoring ENOBUFS from qdisc drops (iperf3 gives up on the
+ * first one). For tests that need a queue to build: a slow receiver fills
+ * at a few thousand pps, and an unpaced sender would starve the test itself.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -26,7 +28,7 @@ int main(int argc, char **argv)
 	char buf[65536] = { 0 };
 	int sndbuf = 4 << 20, fd;
 	unsigned long sent = 0, failed = 0;
-	double end;
+	double end, pps, next;
 	size_t size;
 
 	if (argc < 4 || inet_pton(AF_INET, argv[1], &dst.sin_addr) != 1) {
@@ -36,6 +38,7 @@ int main(int argc, char **argv)
 	dst.sin_port = htons(atoi(argv[2]));
 	end = now() + atof(argv[3]);
 	size = argc > 4 ? strtoul(argv[4], NULL, 0) : 200;
+	pps = argc > 5 ? strtod(argv[5], NULL) : 20000;
 	if (size > sizeof(buf))
 		size = sizeof(buf);
 	fd = socket(AF_INET, SOCK_DGRAM, 0);
@@ -43,7 +46,11 @@ int main(int argc, char **argv)
 		perror("udpflood: socket");
 		return 1;
 	}
-	while (now() < end) {
+	for (next = now(); next < end; next += pps > 0 ? 64 / pps : 0) {
+		double wait = next - now();
+
+		if (wait > 0)
+			usleep(wait * 1e6);
 		for (int i = 0; i < 64; i++) {
 			if (sendto(fd, buf, size, 0, (struct sockaddr *)&dst, sizeof(dst)) < 0)
 				failed++;
