@@ -17,10 +17,11 @@ for kind in fq bpf_fq fq bpf_fq; do
 done
 note "veth, 1 TCP flow, Mbit/s: fq$fq_mbps; bpf_fq$bpf_mbps"
 [ "$(tc_stat a va backlog)" = 0 ] || fail "backlog $(tc_stat a va backlog) at rest"
-best_fq=$(echo $fq_mbps | tr ' ' '\n' | sort -n | tail -1)
+# Throughput is for the benchmarks: a VM sharing a loaded host varies by
+# 5x between runs. Here only a collapse (a queue shared by mistake gives
+# a few Mbit/s) is a failure.
 best_bpf=$(echo $bpf_mbps | tr ' ' '\n' | sort -n | tail -1)
-# The VM shares 2 CPUs with other jobs: only a collapse is a failure.
-[ $((best_bpf * 100)) -ge $((best_fq * 40)) ] || fail "bpf_fq $best_bpf Mbit/s vs fq $best_fq"
+[ "$best_bpf" -ge 20 ] || fail "bpf_fq at $best_bpf Mbit/s"
 [ "$(bstat a va flows)" -ge 1 ] || fail "no flow counted"
 [ "$(bstat a va enqueued)" = "$(bstat a va dequeued)" ] || fail "enqueued != dequeued at rest"
 

@@ -9,6 +9,8 @@
 #    from sk_pacing_rate, comes out at fq's rate within 5%. 5 Mbit/s,
 #    because at 50 the pause per quantum (0.5 ms) is as short as the
 #    watchdog's lateness under TCG, and both qdiscs fall to about half.
+# The checks are on bpf_fq (one retry: the host is noisy); fq's figures
+# are shown, "!" marking where fq itself missed.
 . "$(dirname "$0")/lib.sh"
 . "$TOP/selftests/progs/fq_lib.sh"
 
@@ -29,41 +31,52 @@ within() { # VALUE TARGET PERCENT
 	awk -v v="$1" -v t="$2" -v p="$3" 'BEGIN { d = v - t; if (d < 0) d = -d; exit !(d * 100 <= t * p) }'
 }
 
-load_fq
-veth_pair
-res=
-for kind in fq bpf_fq; do
-	expect ip netns exec a tc qdisc replace dev va root $kind
+# fq_rate: iperf3 --fq-rate 50M, goodput within 5%?
+fq_rate() {
 	set -- $(tcp_rate --fq-rate 50M)
-	res="$res $kind: $2 ($1 at the qdisc)"
-	within $2 50 5 || fail "$kind held iperf3 --fq-rate 50M at $2 Mbit/s goodput ($1 at the qdisc)"
-done
-note "iperf3 --fq-rate 50M, goodput Mbit/s:$res"
+	echo "$2 ($1 at the qdisc)"
+	within $2 50 5
+}
 
-res=
-expect ip netns exec a tc qdisc replace dev va root fq maxrate 50mbit
-set -- $(tcp_rate)
-res="$res fq: $1 ($2 goodput)"
-within $1 50 5 || fail "fq maxrate 50mbit: $1 Mbit/s"
-expect "$BQ" -n a qdisc replace dev va root bpf_fq maxrate 50mbit
-set -- $(tcp_rate)
-res="$res bpf_fq: $1 ($2 goodput)"
-within $1 50 5 || fail "bpf_fq maxrate 50mbit: $1 Mbit/s"
-[ "$(bstat a va throttled)" -gt 0 ] || fail "bpf_fq never throttled a flow"
-note "maxrate 50mbit, one TCP flow, Mbit/s at the qdisc:$res"
+# maxrate: an unpaced flow under maxrate 50mbit, within 5% at the qdisc?
+maxrate() {
+	set -- $(tcp_rate)
+	echo "$1 ($2 goodput)"
+	within $1 50 5
+}
 
-res=
-for kind in fq bpf_fq; do
-	expect ip netns exec a tc qdisc replace dev va root $kind
+# udp_rate: UDP paced by SO_MAX_PACING_RATE 5 Mbit/s; payload Mbit/s at
+# the receiver (the check against fq's figure is made by the caller).
+udp_rate() {
 	ip netns exec b "$FQSEND" -l -d 4 -w 1 $B 7000 >$out &
 	sleep 0.3
 	ip netns exec a "$FQSEND" -c -d 4 -s 1400 -b 60000 -R 625000 $B 7000 >/dev/null
 	wait $!
 	r=$(awk '{ s += $2 } END { printf "%.2f\n", s * 8 / 3 / 1e6 }' $out)
-	res="$res $kind: $r"
-	eval rate_$kind=$r
+	echo "$r"
+	[ "$1" = 0 ] || within "$r" "$1" 5
+}
+
+load_fq
+veth_pair
+res=
+for kind in fq bpf_fq; do
+	expect ip netns exec a tc qdisc replace dev va root $kind
+	res="$res $kind: $(judge $kind fq_rate)"
 done
-note "UDP, SO_MAX_PACING_RATE 5 Mbit/s, payload Mbit/s at the receiver:$res"
-within $rate_bpf_fq $rate_fq 5 || fail "bpf_fq paced UDP at $rate_bpf_fq Mbit/s, fq at $rate_fq"
-ge $rate_bpf_fq 4 || fail "bpf_fq paced UDP at $rate_bpf_fq Mbit/s for 5"
+note "iperf3 --fq-rate 50M, goodput Mbit/s:$res"
+
+expect ip netns exec a tc qdisc replace dev va root fq maxrate 50mbit
+res=" fq: $(judge fq maxrate)"
+expect "$BQ" -n a qdisc replace dev va root bpf_fq maxrate 50mbit
+res="$res bpf_fq: $(judge bpf_fq maxrate)"
+[ "$(bstat a va throttled)" -gt 0 ] || fail "bpf_fq never throttled a flow"
+note "maxrate 50mbit, one TCP flow, Mbit/s at the qdisc:$res"
+
+expect ip netns exec a tc qdisc replace dev va root fq
+fq_udp=$(udp_rate 0)
+expect ip netns exec a tc qdisc replace dev va root bpf_fq
+bpf_udp=$(judge bpf_fq udp_rate $fq_udp)
+note "UDP, SO_MAX_PACING_RATE 5 Mbit/s, payload Mbit/s at the receiver: fq: $fq_udp bpf_fq: $bpf_udp"
+ge "$bpf_udp" 4 || fail "bpf_fq paced UDP at $bpf_udp Mbit/s for 5"
 exit 0

@@ -37,3 +37,18 @@ iperf_json() {
 
 # ge A B: A >= B for decimals.
 ge() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a >= b) }'; }
+
+# judge KIND CMD...: CMD measures once and prints its figure, returning 0
+# when the figure meets the bar. bpf_fq gets a second try (a loaded TCG
+# host is noisy), then fails the test. The kernel's fq is the reference
+# and only reported; "!" marks a miss (it misses too, under load). Prints
+# the figure for the caller's note.
+judge() {
+	kind=$1
+	shift
+	if fig=$("$@"); then echo "$fig"; return 0; fi
+	if [ "$kind" != bpf_fq ]; then echo "$fig!"; return 0; fi
+	echo "# retrying once: $fig" >&2
+	fig=$("$@") || fail "$kind: $fig"
+	echo "$fig"
+}
