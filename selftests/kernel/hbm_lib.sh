@@ -11,10 +11,11 @@ CG=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
 [ -n "$CG" ] || skip "no cgroup2 mount"
 command -v iperf3 >/dev/null || skip "no iperf3"
 
-HBM_PIDS=
+HBM_PIDS= HOLD_PIDS=
 # What a test may leave: hbm processes it started, pins, cgroups, netns.
 hbm_cleanup() {
-	for p in $HBM_PIDS; do kill "$p" 2>/dev/null || true; done
+	for p in $HBM_PIDS $HOLD_PIDS; do kill "$p" 2>/dev/null || true; done
+	for p in $HOLD_PIDS; do wait "$p" 2>/dev/null || true; done
 	for p in $HBM_PIDS; do wait "$p" 2>/dev/null || true; done
 	HBM_PIDS=
 	for d in "$PINS"/hbm[0-9]*; do
@@ -46,6 +47,20 @@ hbm_bg() {
 }
 
 TMPD=$(mktemp -d)
+
+# Static keys held on for the whole test. Every ping flips netstamp_needed_key
+# when it is the only timestamping socket, and every hbm run flips the cgroup
+# egress key when it is the only egress program. Under TCG, patching a static
+# key while the other vCPU runs through it can Oops (int3; seen twice at
+# netstamp sites in __netif_receive_skb_core and netif_rx_internal). A
+# background ping and an idle hbm (id 999, empty cgroup) keep both keys on.
+hold_static_keys() {
+	ping -q -i 5 127.0.0.1 >/dev/null 2>&1 &
+	HOLD_PIDS=$!
+	"$HBM" -n 999 -r 100000 >/dev/null 2>&1 &
+	HOLD_PIDS="$HOLD_PIDS $!"
+}
+hold_static_keys
 
 # ht ARGS...: one tools/hbm-test run with hbm's stats; its output is in
 # $TMPD/ht.out and the numbers in $GOODPUT (Mbit/s), $DROP_PCT, $CE
