@@ -94,7 +94,7 @@ BQ_XSTATS(
 	{ "flows", BQ_GAUGE },			/* flow entries in use */
 	{ "inactive", BQ_GAUGE },		/* of which with no packet */
 	{ "throttled_flows", BQ_GAUGE },	/* waiting for their departure time */
-	{ "gc_flows", BQ_COUNTER },		/* detached flows freed */
+	{ "gc_flows", BQ_COUNTER },		/* idle flows freed */
 	{ "highprio_packets", BQ_COUNTER },	/* TC_PRIO_CONTROL, served first */
 	{ "horizon_caps", BQ_COUNTER },		/* timestamps capped to the horizon */
 	{ "pkts_too_long", BQ_COUNTER },	/* pacing delay clamped to 1 s */
@@ -231,34 +231,44 @@ static __always_inline void fq_list_del(const struct bq_instance *q, struct fq_l
 
 /* --- flow table --------------------------------------------------------- */
 
-/* Unhash and free an empty flow that is on list l. */
-static __always_inline void fq_flow_free(const struct bq_instance *q, struct fq_sched *st,
+/*
+ * Unhash and free an empty flow that is on list l. false if it is not
+ * where its hash chain can be walked (a chain longer than FQ_CHAIN_MAX):
+ * then it stays, rather than leave a chain through a free entry.
+ */
+static __always_inline bool fq_flow_free(const struct bq_instance *q, struct fq_sched *st,
 					 struct fq_list *l, struct fq_flow *f, u32 idx)
 {
 	u32 *b = fq_bucket(q, f->key), cur, i;
 	struct fq_flow *c;
+	bool done = false;
 
-	fq_list_del(q, l, f, idx);
-	if (b) {
-		if (*b == idx) {
-			*b = f->hnext;
-		} else {
-			cur = *b;
-			bpf_for(i, 0, FQ_CHAIN_MAX) {
-				c = fq_flow(q, cur);
-				if (!c || !cur)
-					break;
-				if (c->hnext == idx) {
-					c->hnext = f->hnext;
-					break;
-				}
-				cur = c->hnext;
+	if (!b)
+		return false;
+	if (*b == idx) {
+		*b = f->hnext;
+		done = true;
+	} else {
+		cur = *b;
+		bpf_for(i, 0, FQ_CHAIN_MAX) {
+			c = fq_flow(q, cur);
+			if (!c || !cur)
+				break;
+			if (c->hnext == idx) {
+				c->hnext = f->hnext;
+				done = true;
+				break;
 			}
+			cur = c->hnext;
 		}
 	}
+	if (!done)
+		return false;
+	fq_list_del(q, l, f, idx);
 	f->state = F_FREE;
 	f->next = st->flow_free;
 	st->flow_free = idx;
+	return true;
 }
 
 /*
@@ -284,7 +294,8 @@ static __always_inline bool fq_reclaim(struct bq_instance *q, struct fq_sched *s
 		if (!f || f->q.len || age - f->age < min_age)
 			return false;
 	}
-	fq_flow_free(q, st, l, f, idx);
+	if (!fq_flow_free(q, st, l, f, idx))
+		return false;
 	q->cnt.x[X_FLOWS]--;
 	q->cnt.x[X_INACTIVE]--;
 	q->cnt.x[X_GC_FLOWS]++;
@@ -302,13 +313,18 @@ static __noinline void fq_gc(struct bq_instance *q, struct fq_sched *st, u64 now
 	}
 }
 
-/* A free flow entry: from the free list, never used ones, or the LRU. */
+/*
+ * A free flow entry: from the free list, never used ones, or, with
+ * flows_max flows (or the table, --ring-slots - 1, full), an idle flow.
+ */
 static __always_inline u32 fq_flow_alloc(struct bq_instance *q, struct fq_sched *st,
 					 u64 flows_max, u64 now)
 {
 	struct fq_flow *f;
 	u32 idx;
 
+	if (flows_max > bq_ring_slots - 1)
+		flows_max = bq_ring_slots - 1;
 	if (q->cnt.x[X_FLOWS] >= flows_max && !fq_reclaim(q, st, fq_age_now(now), 0))
 		return 0;
 	idx = st->flow_free;
@@ -529,7 +545,7 @@ static __noinline void fq_check_throttled(struct bq_instance *q, struct fq_sched
 /*
  * Round robin: the flow to send from now, after moving flows that spent
  * their credit, are not due (throttled) or are empty. 0: none is ready;
- * *stop set when a throttled flow could not be recorded (heap full).
+ * *when set when a flow could not be throttled (heap full): retry then.
  */
 static __noinline u32 fq_pick(struct bq_instance *q, struct fq_sched *st,
 			      const struct bq_params *p, u64 now, u64 *when)
