@@ -87,7 +87,7 @@ BQ_PARAMS(
 
 enum {
 	X_FLOWS, X_INACTIVE, X_THROTTLED, X_GC_FLOWS, X_HIGHPRIO,
-	X_HORIZON_CAPS, X_PKTS_TOO_LONG, X_UNTHROTTLE_LATENCY,
+	X_HORIZON_CAPS, X_FASTPATH, X_UNTHROTTLE_LATENCY,
 };
 
 BQ_XSTATS(
@@ -97,7 +97,7 @@ BQ_XSTATS(
 	{ "gc_flows", BQ_COUNTER },		/* idle flows freed */
 	{ "highprio_packets", BQ_COUNTER },	/* TC_PRIO_CONTROL, served first */
 	{ "horizon_caps", BQ_COUNTER },		/* timestamps capped to the horizon */
-	{ "pkts_too_long", BQ_COUNTER },	/* pacing delay clamped to 1 s */
+	{ "fastpath_packets", BQ_COUNTER },	/* idle qdisc: no flow lookup */
 	{ "unthrottle_latency_ns", BQ_GAUGE },	/* EWMA of watchdog lateness */
 );
 
@@ -386,6 +386,19 @@ static __noinline u32 fq_classify(struct bq_instance *q, struct fq_sched *st,
 
 /* --- enqueue ------------------------------------------------------------- */
 
+/*
+ * Does the qdisc pace this socket's packets by rate? TCP sockets nobody
+ * else paces (FQ_CB_SKRATE), and others with SO_MAX_PACING_RATE.
+ */
+static __always_inline bool fq_we_pace(struct sock *sk, bool orphan, u8 cb)
+{
+	if (!sk || orphan)
+		return false;
+	if (sk->sk_protocol == IPPROTO_TCP)
+		return cb & FQ_CB_SKRATE;
+	return sk->sk_max_pacing_rate != ~0UL;
+}
+
 static __always_inline struct fq_sched *fq_sched_of(const struct bq_instance *q)
 {
 	return bpf_map_lookup_elem(&fq_state, &q->slot);
@@ -457,6 +470,20 @@ int BPF_PROG(fq_enqueue, struct sk_buff *skb, struct Qdisc *sch,
 	if (!orphan && sk && sk->sk_pacing_status == SK_PACING_NONE)
 		cb |= FQ_CB_SKRATE;
 	*fq_cb_flags(skb) = cb;
+
+	/*
+	 * Fast path (sch_fq since 6.8): a packet due now, to a qdisc with
+	 * nothing else ready to go, skips the flow table. Not for packets we
+	 * pace ourselves (maxrate, sk_pacing_rate): their flow's clock must
+	 * see them.
+	 */
+	if (time <= now && !p->v[P_MAXRATE] && !fq_we_pace(sk, orphan, cb) &&
+	    (!sch->q.qlen ||
+	     (q->cnt.x[X_FLOWS] == q->cnt.x[X_INACTIVE] + q->cnt.x[X_THROTTLED] &&
+	      st->internal.len < 8 && st->time_next_delayed_flow > now))) {
+		q->cnt.x[X_FASTPATH]++;
+		return bq_skbq_push(sch, q, &st->pool, &st->internal, skb, time, to_free);
+	}
 
 	fq_gc(q, st, now);
 	idx = fq_classify(q, st, p, key, now);
@@ -684,10 +711,8 @@ struct sk_buff *BPF_PROG(fq_dequeue, struct Qdisc *sch)
 		len = (u64)plen * NSEC_PER_SEC;
 		if (rate)
 			len /= rate;
-		if (len > NSEC_PER_SEC) {
+		if (len > NSEC_PER_SEC)		/* the rate may change: wait 1 s at most */
 			len = NSEC_PER_SEC;
-			q->cnt.x[X_PKTS_TOO_LONG]++;
-		}
 		/* Absorb timer lateness: the previous slot started late. */
 		if (f->time_next_packet) {
 			u64 late = now - f->time_next_packet;

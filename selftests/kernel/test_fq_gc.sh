@@ -5,9 +5,9 @@
 # idle for 3 s, ordinary traffic frees them (8 per packet) until the flows
 # gauge is back near zero. Without flows_max the table itself
 # (--ring-slots - 1 entries per instance) is the bound, kept the same way.
-# The kernel's fq is shown alongside, after a
-# churn of 50k (for time), with maxrate set: its fast path would otherwise
-# create no flow at all when the queue is empty.
+# The kernel's fq is shown alongside, after a churn of 50k (for time).
+# Both have maxrate set: their fast path would otherwise create no flow at
+# all while the queue is empty.
 . "$(dirname "$0")/lib.sh"
 . "$TOP/selftests/progs/fq_lib.sh"
 
@@ -22,7 +22,7 @@ after_idle() { # 3.5 s idle, then 600 datagrams of one flow
 	ip netns exec a "$FQSEND" -n 600 -s 64 $B 9 >/dev/null
 }
 
-expect "$BQ" -n a qdisc replace dev va root bpf_fq orphan_mask 4294967295 flows_max 4096
+expect "$BQ" -n a qdisc replace dev va root bpf_fq orphan_mask 4294967295 flows_max 4096 maxrate 10gbit
 churn 100000
 flows=$(bstat a va flows) gc=$(bstat a va gc_flows) nomem=$(bstat a va drops.nomem)
 note "bpf_fq after the churn: flows $flows, gc_flows $gc, nomem drops $nomem"
@@ -44,7 +44,7 @@ note "fq after the churn: $k1; 3.5 s later, after 600 datagrams: flows $(kstat a
 expect ip netns exec a tc qdisc del dev va root
 expect "$BQ" unload fq >/dev/null
 expect "$BQ" load fq --ring-slots 1024
-expect "$BQ" -n a qdisc replace dev va root bpf_fq orphan_mask 4294967295
+expect "$BQ" -n a qdisc replace dev va root bpf_fq orphan_mask 4294967295 maxrate 10gbit
 churn 10000
 flows=$(bstat a va flows) nomem=$(bstat a va drops.nomem)
 note "bpf_fq, --ring-slots 1024, 10k churn: flows $flows, gc_flows $(bstat a va gc_flows), nomem $nomem"
