@@ -12,6 +12,11 @@
  *   - the skb plumbing: a FIFO ring of skb kptrs per instance. The ops of
  *     one instance run under its qdisc lock, so a ring index needs no atomics
  *     and one bpf_kptr_xchg() stores or takes an skb: no allocation per packet;
+ *   - for qdiscs with many queues, opt-in: an skb pool with linked queues in
+ *     departure-time order (BQ_WANT_POOL: bq_skbq_push/pop) and a min-heap
+ *     of (time, value) per instance (BQ_WANT_TIMEQ: bq_tq_push/peek/pop);
+ *     BQ_NO_FIFO leaves the ring out. Same rules: per-instance regions of
+ *     ARRAY maps, index 0 never used, no locks, no allocation;
  *   - the standard counters and Qdisc qstats/bstats, updated in one place:
  *     bq_enqueued(), bq_dequeued(), bq_drop().
  */
