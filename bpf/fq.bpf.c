@@ -12,7 +12,9 @@
  * identity worth pacing; they are spread over orphan_mask + 1 flows by
  * packet hash. Control packets (priority TC_PRIO_CONTROL) skip everything:
  * one internal FIFO served before any flow, as sch_fq did before its 3
- * bands (the control band is what must never wait behind bulk).
+ * bands (the control band is what must never wait behind bulk). The same
+ * FIFO is sch_fq's fast path: a packet due now, to a qdisc with nothing
+ * else ready, has no one to be fair to, and skips the flow table.
  *
  * Round robin with credits (DRR): a flow new to the scheduler (or idle for
  * longer than refill_delay) goes on new_flows, served before old_flows so
@@ -26,23 +28,26 @@
  * ones back to old_flows and arms the watchdog for the earliest otherwise.
  * The rate is the socket's sk_pacing_rate for packets without a timestamp,
  * capped by maxrate; a packet with a timestamp is paced by the sender (TCP
- * computes EDT itself) and only maxrate applies on top. A timestamp beyond
- * the horizon is a sender bug or an attack on memory: drop it, or cap it.
+ * computes EDT itself) and only maxrate applies on top. But TCP computes
+ * EDT only when asked to pace, and sch_fq asks by writing sk_pacing_status,
+ * which we cannot: the sockets left unpaced (cubic) we pace ourselves by
+ * sk_pacing_rate, as sch_fq did before EDT. A timestamp beyond the horizon
+ * is a sender bug or an attack on memory: drop it, or cap it.
  *
  * Memory. Nothing is allocated per packet or per flow: packets sit in the
  * framework's skb pool, flows in a per-instance array with a free list, the
  * flow lookup is a per-instance hash table of chains through that array.
  * Both are bounded by the load-time --ring-slots (per instance), flows also
- * by flows_max. A flow that has had no packet for 3 s is detached state
- * only; detached flows sit on an LRU list, and every enqueue frees up to 8
- * that are older than 3 s (sch_fq collects them while walking a hash
- * bucket). When the table is full, the least recently used detached flow
- * is reused at once; with none, the packet is dropped (nomem).
+ * by flows_max. A flow without packets is only state (credit, pacing
+ * clock); every enqueue frees up to 8 that have been empty for 3 s, from
+ * the detached LRU list or the head of old_flows (sch_fq collects detached
+ * ones while walking a hash bucket; old_flows is where served flows pile
+ * up when new flows keep coming). When the table is full, the oldest idle
+ * flow is reused at once; with none, the packet is dropped (nomem).
  *
- * What a BPF qdisc cannot do: write skb->sk (so no SK_PACING_FQ: TCP paces
- * itself and hands us EDT timestamps, which we honour), orphan an skb, or
- * set CE. ce_threshold therefore only counts the packets sch_fq would have
- * marked (marks). See docs/fq.md.
+ * What a BPF qdisc cannot do: write to the socket (SK_PACING_FQ, above),
+ * orphan an skb, or set CE. ce_threshold therefore only counts the packets
+ * sch_fq would have marked (marks). See docs/fq.md.
  */
 #define BQ_NO_FIFO
 #define BQ_WANT_POOL
