@@ -13,7 +13,9 @@ pkts=$(tc_stat a va packets)
 iperf_server b
 mbps=$(iperf_mbps a $B 3)
 note "iperf3 through bpf_fifo: $mbps Mbit/s"
-[ "$mbps" -gt 50 ] || fail "throughput $mbps Mbit/s"
+# Absolute rates mean little under TCG on a busy host; test_isolation
+# compares with pfifo_fast. Here: the traffic flows at all.
+[ "$mbps" -gt 10 ] || fail "throughput $mbps Mbit/s"
 
 bytes=$(tc_stat a va bytes)
 [ "$bytes" -gt 10000000 ] || fail "tc -s bytes $bytes after iperf3"
