@@ -418,7 +418,7 @@ int BPF_PROG(fq_enqueue, struct sk_buff *skb, struct Qdisc *sch,
 	struct fq_sched *st = q ? fq_sched_of(q) : NULL;
 	struct sock *sk = skb->sk;
 	u64 now, time, key, tstamp;
-	bool orphan = false;
+	bool orphan = false, by_hash = false;
 	struct fq_flow *f;
 	u32 idx, sk_hash = 0;
 	u8 state, cb;
@@ -456,13 +456,9 @@ int BPF_PROG(fq_enqueue, struct sk_buff *skb, struct Qdisc *sch,
 	 */
 	if (!sk || ((1 << sk->__sk_common.skc_state) &
 		    (TCPF_LISTEN | TCPF_NEW_SYN_RECV | TCPF_TIME_WAIT))) {
-		key = (((u64)(bpf_skb_get_hash(skb) & p->v[P_ORPHAN_MASK])) << 1) | 1;
-		orphan = true;
+		orphan = by_hash = true;
 	} else if (sk->__sk_common.skc_state == TCP_CLOSE) {
-		key = (((u64)(bpf_skb_get_hash(skb) & p->v[P_ORPHAN_MASK])) << 1) | 1;
-	} else {
-		key = fq_sk_key(st, sk);
-		sk_hash = sk->__sk_common.skc_hash;
+		by_hash = true;
 	}
 	/*
 	 * sch_fq sets sk_pacing_status to SK_PACING_FQ, and TCP then paces
@@ -490,6 +486,12 @@ int BPF_PROG(fq_enqueue, struct sk_buff *skb, struct Qdisc *sch,
 		return bq_skbq_push(sch, q, &st->pool, &st->internal, skb, time, to_free);
 	}
 
+	if (by_hash) {	/* the flow dissector may run: not on the fast path */
+		key = (((u64)(bpf_skb_get_hash(skb) & p->v[P_ORPHAN_MASK])) << 1) | 1;
+	} else {
+		key = fq_sk_key(st, sk);
+		sk_hash = sk->__sk_common.skc_hash;
+	}
 	fq_gc(q, st, now);
 	idx = fq_classify(q, st, p, key, now);
 	f = idx ? fq_flow(q, idx) : NULL;
