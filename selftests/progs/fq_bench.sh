@@ -4,9 +4,9 @@
 #   TCP_RR latency (netperf, 1-byte request/response, P50/P99);
 #   small-packet rate (udpflood, 64-byte UDP from 2 senders, packets/s);
 #   BPF cost per enqueue and dequeue (bpf_stats run_time_ns / run_cnt)
-#   with 1 flow, and with 1k and 10k flows holding packets at once (a slow
-#   receiver keeps the queue full; orphan_mask 0xffffffff makes every
-#   destination port a flow).
+#   with 1 flow, and with 1k, 10k and 100k flows in the table at once (a
+#   slow receiver keeps the queue full; orphan_mask 0xffffffff makes every
+#   destination port a flow; 100k needs --ring-slots 131072).
 # Run it in the test VM: tools/vmtest -- selftests/progs/fq_bench.sh [ROUNDS]
 # It takes about 3 minutes with 3 rounds.
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
@@ -83,3 +83,13 @@ for n in 1 1000 10000; do
 		"qlen $(tc_stat a va qlen)"
 	ip netns exec a tc qdisc del dev va root
 done
+
+# 100k flows need a bigger table: 4 instances of 131072 entries.
+"$BQ" unload fq >/dev/null
+"$BQ" load fq --max-instances 4 --ring-slots 131072 >/dev/null
+set_kind bpf_fq "orphan_mask 4294967295"
+e0=$(prog_cost fq_enqueue) d0=$(prog_cost fq_dequeue)
+ip netns exec a "$FQSEND" -f 2 -n 200000 -p 50000 -s 64 $B 10000 >/dev/null
+echo "bpf_fq cost, 100000 flows: enqueue $(cost_since fq_enqueue "$e0") ns," \
+	"dequeue $(cost_since fq_dequeue "$d0") ns; flows $(bstat a va flows)," \
+	"qlen $(tc_stat a va qlen)"
