@@ -2,7 +2,8 @@
 # than a slow receiver takes fills its flow to flow_limit and no further
 # (flow_limit drops); eight such sockets against limit 200 hit the qdisc
 # limit first (overlimit drops). bpf_fq's reasons add up to tc's drops;
-# the kernel's fq (flows_plimit) is shown alongside.
+# the kernel's fq (flows_plimit) is shown alongside, not judged: its fast
+# path queue can add up to 8 packets to a flow's 100 (109 was seen).
 . "$(dirname "$0")/lib.sh"
 . "$TOP/selftests/progs/fq_lib.sh"
 
@@ -28,16 +29,15 @@ for kind in fq bpf_fq; do
 	wait $!
 	drops=$(tc_stat a va drops)
 	if [ $kind = fq ]; then
-		fl=$(kstat a va flows_plimit)
-		res="$res fq: max qlen $m, $drops drops, $fl flows_plimit;"
-	else
-		fl=$(bstat a va drops.flow_limit) ol=$(bstat a va drops.overlimit)
-		res="$res bpf_fq: max qlen $m, $drops drops, flow_limit $fl, overlimit $ol;"
-		[ "$ol" = 0 ] || fail "bpf_fq: $ol overlimit drops from one flow"
+		res="$res fq: max qlen $m, $drops drops, $(kstat a va flows_plimit) flows_plimit;"
+		continue
 	fi
+	fl=$(bstat a va drops.flow_limit) ol=$(bstat a va drops.overlimit)
+	res="$res bpf_fq: max qlen $m, $drops drops, flow_limit $fl, overlimit $ol;"
+	[ "$ol" = 0 ] || fail "bpf_fq: $ol overlimit drops from one flow"
 	# One more than the limit: the skb the kernel peeked and holds.
-	[ "$m" -le 101 ] || fail "$kind: one flow held $m packets, flow_limit 100"
-	[ "$fl" -gt 0 ] && [ "$fl" = "$drops" ] || fail "$kind: $fl flow-limit drops, tc $drops"
+	[ "$m" -le 101 ] || fail "bpf_fq: one flow held $m packets, flow_limit 100"
+	[ "$fl" -gt 0 ] && [ "$fl" = "$drops" ] || fail "bpf_fq: $fl flow-limit drops, tc $drops"
 done
 note "one flow:$res"
 
@@ -54,11 +54,11 @@ for kind in fq bpf_fq; do
 	m=$(maxq 3)
 	wait $!
 	drops=$(tc_stat a va drops)
-	[ "$m" -le 201 ] || fail "$kind: qlen $m, limit 200"
-	[ "$drops" -gt 0 ] || fail "$kind: no drops at limit 200"
 	if [ $kind = fq ]; then
 		res="$res fq: max qlen $m, $drops drops, $(kstat a va flows_plimit) flows_plimit;"
 	else
+		[ "$m" -le 201 ] || fail "bpf_fq: qlen $m, limit 200"
+		[ "$drops" -gt 0 ] || fail "bpf_fq: no drops at limit 200"
 		fl=$(bstat a va drops.flow_limit) ol=$(bstat a va drops.overlimit)
 		res="$res bpf_fq: max qlen $m, $drops drops, overlimit $ol, flow_limit $fl;"
 		[ "$ol" -gt 0 ] || fail "bpf_fq: no overlimit drops at limit 200"
