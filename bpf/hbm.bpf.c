@@ -118,23 +118,15 @@ static __always_inline void judge(struct __sk_buff *skb, const struct hbm_pkt *p
 SEC("cgroup_skb/egress")
 int hbm_credit(struct __sk_buff *skb)
 {
-	struct hbm_config *cfg = hbm_get_config();
+	struct hbm_config *cfg;
 	struct hbm_result r = {};
 	struct hbm_pkt p = {};
 	struct hbm_vqueue *q;
 	__s64 credit;
 	__u64 now;
 
-	if (!cfg || !cfg->rate)
+	if (!hbm_begin(skb, &cfg, &q, &p))
 		return HBM_PASS;
-	if (hbm_exempt(skb, cfg)) {
-		hbm_count_exempt();
-		return HBM_PASS;
-	}
-	q = bpf_get_local_storage(&hbm_queue, 0);
-	if (!q)
-		return HBM_PASS;
-	hbm_get_pkt(skb, &p);
 	now = bpf_ktime_get_ns();
 	credit = vqueue_take(q, now, cfg->rate, p.len);
 	if (q->rate_seen != cfg->rate) {

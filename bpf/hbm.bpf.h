@@ -184,12 +184,6 @@ static __always_inline bool hbm_chance(__u64 x, __u64 range)
 	return range && bpf_get_prandom_u32() % range < x;
 }
 
-/* The program's return value: bit 0 lets the packet pass, bit 1 is CN. */
-static __always_inline int hbm_verdict(const struct hbm_result *r)
-{
-	return (r->drop ? HBM_DROP : HBM_PASS) | (r->cn ? HBM_DROP_CN : 0);
-}
-
 static __always_inline void hbm_count_exempt(void)
 {
 	__u32 zero = 0;
@@ -197,6 +191,34 @@ static __always_inline void hbm_count_exempt(void)
 
 	if (s)
 		s->pkts_exempt++;
+}
+
+/*
+ * What both programs do first: find the configuration and the cgroup's
+ * queue, let exempt packets through (counted), and parse the packet. False:
+ * pass the packet untouched.
+ */
+static __always_inline bool hbm_begin(struct __sk_buff *skb, struct hbm_config **cfg,
+				      struct hbm_vqueue **q, struct hbm_pkt *p)
+{
+	*cfg = hbm_get_config();
+	if (!*cfg || !(*cfg)->rate)
+		return false;
+	if (hbm_exempt(skb, *cfg)) {
+		hbm_count_exempt();
+		return false;
+	}
+	*q = bpf_get_local_storage(&hbm_queue, 0);
+	if (!*q)
+		return false;
+	hbm_get_pkt(skb, p);
+	return true;
+}
+
+/* The program's return value: bit 0 lets the packet pass, bit 1 is CN. */
+static __always_inline int hbm_verdict(const struct hbm_result *r)
+{
+	return (r->drop ? HBM_DROP : HBM_PASS) | (r->cn ? HBM_DROP_CN : 0);
 }
 
 /* Per-CPU statistics: no atomics needed. */

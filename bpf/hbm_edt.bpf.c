@@ -147,7 +147,7 @@ static __always_inline void set_departure(struct __sk_buff *skb, __u64 send)
 SEC("cgroup_skb/egress")
 int hbm_edt(struct __sk_buff *skb)
 {
-	struct hbm_config *cfg = hbm_get_config();
+	struct hbm_config *cfg;
 	struct hbm_result r = {};
 	struct thresholds t;
 	struct hbm_pkt p = {};
@@ -155,16 +155,8 @@ int hbm_edt(struct __sk_buff *skb)
 	__u64 now, send, tx_ns;
 	__s64 ahead;
 
-	if (!cfg || !cfg->rate)
+	if (!hbm_begin(skb, &cfg, &q, &p))
 		return HBM_PASS;
-	if (hbm_exempt(skb, cfg)) {
-		hbm_count_exempt();
-		return HBM_PASS;
-	}
-	q = bpf_get_local_storage(&hbm_queue, 0);
-	if (!q)
-		return HBM_PASS;
-	hbm_get_pkt(skb, &p);
 	now = bpf_ktime_get_ns();
 	get_thresholds(&t, cfg->rate);
 	tx_ns = tx_time_ns(p.len, cfg->rate);
