@@ -168,8 +168,8 @@ uninstall:
 # kept out of LIB_SRCS (src/*.c), with the HBM objects embedded.
 HBM_SRCS := $(wildcard src/hbm/*.c)
 all: $(BIN)/hbm
-$(OUTPUT)/hbm.bpf.o $(OUTPUT)/hbm_edt.bpf.o: include/hbm.h bpf/hbm.bpf.h
-$(BIN)/hbm: $(HBM_SRCS) src/hbm/hbm_tool.h include/hbm.h $(OUTPUT)/hbm.skel.h $(OUTPUT)/hbm_edt.skel.h | $(BIN) check-deps
+$(OUTPUT)/hbm_cg.bpf.o $(OUTPUT)/hbm_cg_edt.bpf.o: include/hbm.h bpf/hbm_cg.bpf.h
+$(BIN)/hbm: $(HBM_SRCS) src/hbm/hbm_tool.h include/hbm.h $(OUTPUT)/hbm_cg.skel.h $(OUTPUT)/hbm_cg_edt.skel.h | $(BIN) check-deps
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) -Isrc/hbm $(HBM_SRCS) $(LDLIBS) -o $@
 # make install puts hbm beside bpfqdisc (its BPF objects are in BPF_OBJS).

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Host Bandwidth Manager (HBM): what the cgroup egress programs
- * (bpf/hbm.bpf.c, bpf/hbm_edt.bpf.c) and the hbm tool (src/hbm/) share.
+ * (bpf/hbm_cg.bpf.c, bpf/hbm_cg_edt.bpf.c) and the hbm tool (src/hbm/) share.
  *
  * Maps of every HBM object, found by name so that `hbm PROG.o` can load an
  * object built elsewhere with the same layout:

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * hbm: Host Bandwidth Manager. Limits the egress rate of the processes of
- * cgroup /hbm<id> with a cgroup skb egress BPF program (bpf/hbm.bpf.c, or
- * bpf/hbm_edt.bpf.c with --edt), as the 2019 Linux sample did. See usage().
+ * cgroup /hbm<id> with a cgroup skb egress BPF program (bpf/hbm_cg.bpf.c, or
+ * bpf/hbm_cg_edt.bpf.c with --edt), as the 2019 Linux sample did. See usage().
  *
  * Life of a run:
  *   1. claim the id: mkdir /sys/fs/bpf/bpfqdisc/hbm<id> (0700) fails if
@@ -37,8 +37,8 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "hbm_tool.h"
-#include "hbm.skel.h"
-#include "hbm_edt.skel.h"
+#include "hbm_cg.skel.h"
+#include "hbm_cg_edt.skel.h"
 
 #define DEFAULT_RATE_MBPS	1000
 #define MAX_ID			999999
@@ -114,7 +114,7 @@ static void usage(FILE *f)
 		"  --netns NAME  the network namespace of --nic (as ip netns)\n"
 		"  -h            this help\n"
 		"  prog          BPF object with a cgroup_skb/egress program and the maps\n"
-		"                of include/hbm.h; or hbm / hbm_edt (built in, the default)\n"
+		"                of include/hbm.h; or hbm_cg / hbm_cg_edt (built in, the default)\n"
 		"\n"
 		"Exit status: 0 ok, 1 the system or kernel failed, 2 bad usage.\n",
 		HBM_MIN_RATE_MBPS, HBM_MAX_RATE_MBPS, DEFAULT_RATE_MBPS);
@@ -340,25 +340,25 @@ static struct bpf_object *open_builtin(const char *name)
 	const void *bytes;
 	size_t sz;
 
-	bytes = strcmp(name, "hbm_edt") ? hbm__elf_bytes(&sz) : hbm_edt__elf_bytes(&sz);
+	bytes = strcmp(name, "hbm_cg_edt") ? hbm_cg__elf_bytes(&sz) : hbm_cg_edt__elf_bytes(&sz);
 	return bpf_object__open_mem(bytes, sz, &oo);
 }
 
-/* prog: an object file, or "hbm"/"hbm_edt"; NULL picks by --edt. */
+/* prog: an object file, or "hbm_cg"/"hbm_cg_edt"; NULL picks by --edt. */
 static int open_object(struct run *r, struct opts *o)
 {
-	const char *name = o->edt ? "hbm_edt" : "hbm";
+	const char *name = o->edt ? "hbm_cg_edt" : "hbm_cg";
 
 	if (o->prog && !access(o->prog, R_OK)) {
 		r->obj = bpf_object__open_file(o->prog, NULL);
 	} else {
-		if (o->prog && strcmp(o->prog, "hbm") && strcmp(o->prog, "hbm_edt")) {
-			hbm_err("no BPF object %s (give a file, or hbm or hbm_edt)", o->prog);
+		if (o->prog && strcmp(o->prog, "hbm_cg") && strcmp(o->prog, "hbm_cg_edt")) {
+			hbm_err("no BPF object %s (give a file, or hbm_cg or hbm_cg_edt)", o->prog);
 			return HBM_EXIT_USAGE;
 		}
 		if (o->prog)
 			name = o->prog;
-		o->edt = !strcmp(name, "hbm_edt");
+		o->edt = !strcmp(name, "hbm_cg_edt");
 		r->obj = open_builtin(name);
 	}
 	if (!r->obj) {

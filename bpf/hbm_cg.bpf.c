@@ -41,7 +41,7 @@
  * returns CN. The rate is read from hbm_config on every packet, so user
  * space can change it live (hbm -w).
  */
-#include "hbm.bpf.h"
+#include "hbm_cg.bpf.h"
 
 #define MAX_CREDIT		(100 * HBM_MTU)
 #define INIT_CREDIT		MAX_CREDIT

@@ -56,7 +56,7 @@
  * exempt unless HBM_F_LOOPBACK; HBM_F_NO_CN never returns CN. The rate is
  * read from hbm_config on every packet (hbm -w changes it live).
  */
-#include "hbm.bpf.h"
+#include "hbm_cg.bpf.h"
 
 #define NSEC_PER_USEC		1000ULL
 #define KB			1000ULL

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What the two HBM cgroup egress programs share: maps, packet parsing,
- * verdicts and statistics. The algorithms are in bpf/hbm.bpf.c (credit) and
- * bpf/hbm_edt.bpf.c (earliest departure time); include/hbm.h describes the
+ * verdicts and statistics. The algorithms are in bpf/hbm_cg.bpf.c (credit) and
+ * bpf/hbm_cg_edt.bpf.c (earliest departure time); include/hbm.h describes the
  * maps and what a rate counts.
  */
-#ifndef HBM_BPF_H
-#define HBM_BPF_H
+#ifndef HBM_CG_BPF_H
+#define HBM_CG_BPF_H
 
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -258,4 +258,4 @@ static __always_inline void hbm_account(const struct hbm_pkt *p, const struct hb
 	s->sum_credit += credit;
 }
 
-#endif /* HBM_BPF_H */
+#endif /* HBM_CG_BPF_H */
