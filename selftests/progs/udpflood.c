@@ -32,7 +32,7 @@ int main(int argc, char **argv)
 	size_t size;
 
 	if (argc < 4 || inet_pton(AF_INET, argv[1], &dst.sin_addr) != 1) {
-		fprintf(stderr, "usage: udpflood IPV4ADDR PORT SECONDS [SIZE]\n");
+		fprintf(stderr, "usage: udpflood IPV4ADDR PORT SECONDS [SIZE [PPS]]\n");
 		return 2;
 	}
 	dst.sin_port = htons(atoi(argv[2]));
@@ -46,7 +46,7 @@ int main(int argc, char **argv)
 		perror("udpflood: socket");
 		return 1;
 	}
-	for (next = now(); next < end; next += pps > 0 ? 64 / pps : 0) {
+	for (next = now(); now() < end; next += pps > 0 ? 64 / pps : 0) {
 		double wait = next - now();
 
 		if (wait > 0)
