@@ -61,6 +61,9 @@ iperf_mbps() {
 		jq '.end.sum_received.bits_per_second / 1e6 | floor'
 }
 
+# median: the median of the numbers on stdin (whitespace separated).
+median() { tr -s ' \t' '\n\n' | grep . | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+
 iperf_server() { ip netns exec "$1" iperf3 -s -D -1 >/dev/null; sleep 0.3; }
 
 # skb_slab: skbs allocated now. Shrinking first flushes the per-CPU slabs,

@@ -1,6 +1,7 @@
 # bpf_fifo on both veth ends and on lo at once: each instance keeps its own
-# queue and counters, and traffic runs at full speed. A queue shared between
-# instances collapses throughput to ~1% and wraps the backlog.
+# queue and counters, and traffic flows at pfifo_fast's order of speed. A
+# queue shared between instances collapses throughput to ~1% and wraps the
+# backlog.
 . "$(dirname "$0")/lib.sh"
 
 # busy_run: Mbit/s a->b while b->a and lo carry traffic too.
@@ -21,16 +22,24 @@ all_roots() {
 	expect tc qdisc replace dev lo root "$1"
 }
 
+# The check is for isolation, not speed: a shared queue gives ~1% of
+# pfifo_fast. Bidirectional TCP with lo busy on two emulated CPUs swings
+# 2-3x between runs, so the kinds alternate and medians are compared.
+ROUNDS=3
 expect "$BQ" load fifo
 veth_pair
-all_roots pfifo_fast
-base=$(busy_run)
-all_roots bpf_fifo
-n=$("$BQ" list | grep -c '^  \(dev\|ifindex\)')
-[ "$n" = 3 ] || fail "expected 3 instances, list shows $n"
-bpf=$(busy_run)
-note "a->b with b->a and lo busy: pfifo_fast $base Mbit/s, bpf_fifo $bpf Mbit/s"
-[ $((bpf * 100)) -ge $((base * 40)) ] || fail "bpf_fifo at $bpf Mbit/s vs pfifo_fast $base"
+base= bpf=
+for r in $(seq $ROUNDS); do
+	all_roots pfifo_fast
+	base="$base $(busy_run)"
+	all_roots bpf_fifo
+	n=$("$BQ" list | grep -c '^  \(dev\|ifindex\)')
+	[ "$n" = 3 ] || fail "expected 3 instances, list shows $n"
+	bpf="$bpf $(busy_run)"
+done
+note "a->b with b->a and lo busy, $ROUNDS rounds: pfifo_fast$base Mbit/s, bpf_fifo$bpf Mbit/s"
+base=$(echo $base | median) bpf=$(echo $bpf | median)
+[ $((bpf * 100)) -ge $((base * 25)) ] || fail "bpf_fifo median $bpf Mbit/s vs pfifo_fast $base"
 
 for ns_dev in "a va" "b vb"; do
 	set -- $ns_dev

@@ -15,8 +15,6 @@ TOP=$(cd "$(dirname "$0")/../.." && pwd)
 set +e
 ROUNDS=${1:-3}
 
-median() { tr ' ' '\n' | grep . | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-
 sysctl -qw kernel.bpf_stats_enabled=1
 load_fq >/dev/null
 veth_pair
