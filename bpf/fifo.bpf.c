@@ -43,8 +43,12 @@ int BPF_PROG(fifo_enqueue, struct sk_buff *skb, struct Qdisc *sch,
 SEC("struct_ops")
 struct sk_buff *BPF_PROG(fifo_dequeue, struct Qdisc *sch)
 {
-	struct bq_instance *q = bq_instance(sch);
+	struct bq_instance *q;
 
+	/* The kernel dequeues until NULL: the last call finds nothing to find. */
+	if (!sch->q.qlen)
+		return NULL;
+	q = bq_instance(sch);
 	if (!q)
 		return NULL;
 	return bq_dequeued(sch, q, bq_fifo_pop(q));

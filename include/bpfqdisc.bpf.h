@@ -5,9 +5,10 @@
  * A qdisc file holds its policy and nothing else. This header owns:
  *   - the qdisc kfuncs, which the kernel only lets enqueue/dequeue call in
  *     the combinations noted below;
- *   - per-instance state: bq_instance_create() at .init claims a slot and a
- *     struct bq_instance keyed by the Qdisc pointer, bq_instance() finds it on
- *     the fast path, bq_instance_destroy() gives both back. Globals would be
+ *   - per-instance state: bq_instance_create() at .init claims a slot (owned
+ *     by the Qdisc pointer, remembered in Qdisc.limit) and its struct
+ *     bq_instance, bq_instance() finds it on the fast path with two array
+ *     lookups, bq_instance_destroy() gives both back. Globals would be
  *     shared by every qdisc of this kind: both ends of a veth, every mq child;
  *   - the skb plumbing: a FIFO ring of skb kptrs per instance. The ops of
  *     one instance run under its qdisc lock, so a ring index needs no atomics
@@ -55,9 +56,9 @@ struct bq_skb_slot {
 };
 
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, BQ_DEFAULT_MAX_INSTANCES);
-	__type(key, u64);
+	__type(key, u32);
 	__type(value, struct bq_instance);
 } bq_instances SEC(".maps");
 
@@ -124,11 +125,21 @@ static __always_inline u32 bq_pkt_len(const struct sk_buff *skb)
 	return ((struct qdisc_skb_cb *)skb->cb)->pkt_len;
 }
 
+/*
+ * The instance's slot is kept in Qdisc.limit: BPF cannot reach qdisc_priv(),
+ * and limit is the one per-qdisc word it may write that the kernel never
+ * reads for a BPF qdisc. Two ARRAY lookups, which the verifier inlines, and
+ * a check that the slot is still this qdisc's cost less than hashing the
+ * Qdisc pointer on every packet.
+ */
 static __always_inline struct bq_instance *bq_instance(struct Qdisc *sch)
 {
-	u64 key = (u64)sch;
+	u32 slot = sch->limit;
+	u64 *owner = bpf_map_lookup_elem(&bq_slots, &slot);
 
-	return bpf_map_lookup_elem(&bq_instances, &key);
+	if (!owner || *owner != (u64)sch)
+		return NULL;
+	return bpf_map_lookup_elem(&bq_instances, &slot);
 }
 
 /* The instance's parameters; user space may change them between packets. */
@@ -644,7 +655,6 @@ static __always_inline void bq_initial_params(const struct bq_where *where, u32 
 static __always_inline int bq_instance_create(struct Qdisc *sch)
 {
 	struct bq_instance fresh = {};
-	u64 key = (u64)sch;
 
 	if (bq_slot_claim(sch, &fresh.slot))
 		return -ENOSPC;
@@ -654,10 +664,11 @@ static __always_inline int bq_instance_create(struct Qdisc *sch)
 	fresh.handle = sch->handle;
 	fresh.created_ns = bpf_ktime_get_ns();
 	bq_initial_params(&fresh.where, fresh.slot);
-	if (bpf_map_update_elem(&bq_instances, &key, &fresh, BPF_NOEXIST)) {
+	if (bpf_map_update_elem(&bq_instances, &fresh.slot, &fresh, BPF_ANY)) {
 		bq_slot_release(fresh.slot);
 		return -ENOMEM;
 	}
+	sch->limit = fresh.slot;
 	return 0;
 }
 
@@ -676,13 +687,14 @@ static __always_inline void bq_instance_reset(struct Qdisc *sch)
 static __always_inline void bq_instance_destroy(struct Qdisc *sch)
 {
 	struct bq_instance *q = bq_instance(sch);
-	u64 key = (u64)sch;
+	u32 slot;
 
 	if (!q)
 		return;
 	bq_fifo_purge(sch, q);
-	bq_slot_release(q->slot);
-	bpf_map_delete_elem(&bq_instances, &key);
+	slot = q->slot;
+	__builtin_memset(q, 0, sizeof(*q));
+	bq_slot_release(slot);
 }
 
 #endif /* BPFQDISC_BPF_H */

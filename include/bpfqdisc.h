@@ -4,10 +4,12 @@
  *
  * Each qdisc object has the same maps, so one loader and one stats reader
  * serve every kind:
- *   bq_instances  HASH   Qdisc pointer -> struct bq_instance (state and
- *                        counters of one live qdisc; written by BPF only)
  *   bq_slots      ARRAY  slot -> Qdisc pointer owning it (0 = free); a slot
- *                        numbers an instance's region in per-slot maps
+ *                        numbers an instance's region in per-slot maps, and
+ *                        Qdisc.limit holds it (bq_instance())
+ *   bq_instances  ARRAY  slot -> struct bq_instance (state and counters of
+ *                        one live qdisc; written by BPF only; all zero when
+ *                        the slot is free)
  *   bq_params     ARRAY  slot -> struct bq_params of that instance; user space
  *                        changes them live (bpfqdisc qdisc change)
  *   bq_pending    HASH   struct bq_where -> struct bq_params for a qdisc about

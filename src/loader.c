@@ -308,22 +308,27 @@ int bq_write_params(const struct bq_kind *k, __u32 slot, const struct bq_params 
 	return map_io(k, "bq_params", &slot, (void *)val, true);
 }
 
+/*
+ * Live instances: the slots bq_slots says are owned, keyed by their owner
+ * (the Qdisc pointer), with their state from bq_instances.
+ */
 int bq_instances(const struct bq_kind *k, struct bq_instance_info **out, size_t *n)
 {
-	int fd = bq_open_map(k, "bq_instances");
+	int sfd = bq_open_map(k, "bq_slots"), ifd = bq_open_map(k, "bq_instances");
 	struct bq_instance_info *v = NULL, *grown;
 	size_t cap = 0;
-	__u64 key, prev;
-	bool first = true;
+	__u64 owner;
+	__u32 slot;
 	int err = 0;
 
 	*n = 0;
-	*out = NULL;
-	if (fd < 0)
-		return -errno;
-	while (!bpf_map_get_next_key(fd, first ? NULL : &prev, &key)) {
-		first = false;
-		prev = key;
+	if (sfd < 0 || ifd < 0) {
+		err = -errno;
+		goto out;
+	}
+	for (slot = 0; !bpf_map_lookup_elem(sfd, &slot, &owner); slot++) {
+		if (!owner)
+			continue;
 		if (*n == cap) {
 			cap = cap ? cap * 2 : 16;
 			grown = realloc(v, cap * sizeof(*v));
@@ -333,11 +338,18 @@ int bq_instances(const struct bq_kind *k, struct bq_instance_info **out, size_t 
 			}
 			v = grown;
 		}
-		/* An instance can vanish between the two calls: skip it. */
-		if (!bpf_map_lookup_elem(fd, &key, &v[*n].inst))
-			v[(*n)++].key = key;
+		/*
+		 * A slot is claimed before its state is written and released
+		 * after it is cleared: skip one caught in between.
+		 */
+		if (!bpf_map_lookup_elem(ifd, &slot, &v[*n].inst) && v[*n].inst.created_ns)
+			v[(*n)++].key = owner;
 	}
-	close(fd);
+out:
+	if (sfd >= 0)
+		close(sfd);
+	if (ifd >= 0)
+		close(ifd);
 	*out = v;
 	return err;
 }
