@@ -7,6 +7,7 @@
 #                   when this kernel runs BPF qdiscs)
 #   make demo       bpf_fifo carrying traffic in the VM, with its stats
 #   make stress     the long runs (fuzzers for 10 minutes each)
+#   make bench      benchmarks in the VM -> docs/benchmarks.md (BENCH=quick|full)
 #   make install    PREFIX=/usr/local DESTDIR= (see the install section)
 #   make V=1        show the commands
 
@@ -49,7 +50,7 @@ msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
 .DELETE_ON_ERROR:
-.PHONY: all deps test unit stress demo clean check-deps
+.PHONY: all deps test unit stress demo bench clean check-deps
 
 all: $(BIN)/bpfqdisc $(UNIT_TESTS) $(TEST_PROGS) $(TEST_BPF_OBJS) $(FUZZERS)
 
@@ -121,6 +122,11 @@ stress: all
 
 demo: all
 	tools/vmtest -- tools/demo
+
+# Not part of test: about 5 minutes (quick) or 10 (full) of VM time.
+BENCH ?= quick
+bench: all
+	tools/bench $(BENCH)
 
 clean:
 	$(call msg,CLEAN,)

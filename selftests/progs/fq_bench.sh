@@ -21,16 +21,6 @@ veth_pair
 ip netns exec a ping -q -c 1 -W 2 $B >/dev/null
 ip netns exec b netserver >/dev/null 2>&1
 
-# prog_cost NAME: "ns per run, runs" of a struct_ops program since the last call
-prog_cost() {
-	bpftool prog show -j | jq -r --arg n "$1" \
-		'[.[] | select(.name == $n)] | max_by(.id) | "\(.run_time_ns // 0) \(.run_cnt // 0)"'
-}
-cost_since() { # NAME "NS0 CNT0": ns per run since then
-	set -- "$1" $2 $(prog_cost "$1")
-	awk -v t0=$2 -v c0=$3 -v t1=$4 -v c1=$5 'BEGIN { printf "%.0f", (c1 > c0 ? (t1 - t0) / (c1 - c0) : 0) }'
-}
-
 set_kind() {
 	if [ $1 = bpf_fq ]; then
 		"$BQ" -n a qdisc replace dev va root bpf_fq ${2:-}

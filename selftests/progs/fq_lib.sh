@@ -52,3 +52,16 @@ judge() {
 	fig=$("$@") || fail "$kind: $fig"
 	echo "$fig"
 }
+
+# prog_cost NAME: "run_time_ns run_cnt" of the newest struct_ops program NAME
+# (kernel.bpf_stats_enabled=1 counts them).
+prog_cost() {
+	bpftool prog show -j | jq -r --arg n "$1" \
+		'[.[] | select(.name == $n)] | max_by(.id) | "\(.run_time_ns // 0) \(.run_cnt // 0)"'
+}
+
+# cost_since NAME "NS0 CNT0": ns per run of NAME since prog_cost said that.
+cost_since() {
+	set -- "$1" $2 $(prog_cost "$1")
+	awk -v t0=$2 -v c0=$3 -v t1=$4 -v c1=$5 'BEGIN { printf "%.0f", (c1 > c0 ? (t1 - t0) / (c1 - c0) : 0) }'
+}
