@@ -6,7 +6,8 @@
 #   make test       unit tests natively, kernel tests in the VM (or natively
 #                   when this kernel runs BPF qdiscs)
 #   make demo       bpf_fifo carrying traffic in the VM, with its stats
-#   make stress     the long runs (fuzzers for 10 minutes each)
+#   make stress     the long runs: fuzzers 10 minutes each, long leak and
+#                   churn tests, on each kernel of STRESS_KERNELS too
 #   make bench      benchmarks in the VM -> docs/benchmarks.md (BENCH=quick|full)
 #   make install    PREFIX=/usr/local DESTDIR= (see the install section)
 #   make V=1        show the commands
@@ -54,8 +55,13 @@ endif
 
 all: $(BIN)/bpfqdisc $(UNIT_TESTS) $(TEST_PROGS) $(TEST_BPF_OBJS) $(FUZZERS)
 
+# The kernel matrix: make stress runs the kernel tests on the default test
+# kernel (.cache/kernel/default) and on each of these Debian kernels, which
+# make deps fetches as well (tools/setup --kernel VER).
+STRESS_KERNELS ?= 7.2.13+deb14
+
 deps:
-	tools/setup
+	tools/setup $(addprefix --kernel ,$(STRESS_KERNELS))
 
 check-deps:
 	@test -n "$(CLANG)" || { echo "clang-19 not found: run 'make deps'" >&2; exit 1; }
@@ -116,9 +122,18 @@ test: all
 unit: all
 	selftests/run --unit
 
-# Long runs: fuzzers for 10 minutes each (more stress tests: see issue 7).
+# Long runs (docs/reliability.md): fuzzers for 10 minutes each, then the
+# kernel tests with the long versions of the leak and churn tests, on each
+# kernel of the matrix. Fails if any run failed or a kernel is missing.
+STRESS_ENV := BPFQDISC_REPLACES=1000 BPFQDISC_CHURN_SECS=60 VMTEST_TIMEOUT=3600
 stress: all
-	FUZZ_SECONDS=600 selftests/run --unit fuzz
+	@rc=0; FUZZ_SECONDS=600 selftests/run --unit fuzz || rc=1; \
+	for k in default $(STRESS_KERNELS); do \
+		if [ ! -e $(CACHE)/kernel/$$k/vmlinuz ]; then \
+			echo "FAIL kernel $$k: not in $(CACHE)/kernel (run make deps)"; rc=1; continue; \
+		fi; \
+		VMTEST_KERNEL=$(CACHE)/kernel/$$k $(STRESS_ENV) selftests/run --kernel || rc=1; \
+	done; exit $$rc
 
 demo: all
 	tools/vmtest -- tools/demo
