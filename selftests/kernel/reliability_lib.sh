@@ -1,0 +1,85 @@
+# Helpers for the reliability tests of issue 7 (leaks, churn, exhaustion;
+# docs/reliability.md), sourced after lib.sh.
+#
+# "No leak" means two things come back: the skbuff slab (no skb held) and
+# the memory of the BPF maps (no qdisc instance left holding its kind's
+# struct_ops map, and with it every map of the kind). Maps are preallocated,
+# so their size does not move while a kind is loaded; what shows a leaked
+# instance is that unloading no longer frees them.
+
+# map_bytes: memory of every BPF map in the system (bytes_memlock summed).
+map_bytes() { bpftool map show -j | jq '[.[].bytes_memlock // 0 | tonumber] | add // 0'; }
+
+# slots_used KIND: instances of KIND that hold a slot (bq_slots: slot ->
+# owning Qdisc, 0 when free).
+slots_used() {
+	bpftool map dump pinned "/sys/fs/bpf/bpfqdisc/$1/bq_slots" -j |
+		jq '[.[] | select(.formatted.value != 0)] | length'
+}
+
+# listed_instances: live qdiscs bpfqdisc list shows, of every kind.
+listed_instances() { "$BQ" list | grep -c '^  ifindex' || true; }
+
+# leak_baseline: skbuff slab and map memory before the scenario (call it
+# before loading the kinds). A qdisc of an earlier test may still be going
+# away with its netns (the kernel does that from a work queue), holding its
+# kind's maps: wait for those first.
+leak_baseline() {
+	i=0
+	while bpftool map show -j | jq -e 'any(.[]; .name == "bq_slots")' >/dev/null; do
+		i=$((i + 1))
+		[ $i -le 100 ] || fail "maps of an unloaded kind stay: $(bpftool map show)"
+		sleep 0.1
+	done
+	SLAB0=$(skb_slab)
+	MAPS0=$(map_bytes)
+}
+
+# wait_maps_at BYTES SECS: map memory back to BYTES (the kernel frees maps
+# after an RCU grace period, once their last user is gone).
+wait_maps_at() {
+	i=0
+	while [ "$(map_bytes)" -gt "$1" ]; do
+		i=$((i + 1))
+		[ $i -le $(($2 * 10)) ] || return 1
+		sleep 0.1
+	done
+}
+
+# expect_no_leak KIND...: no instance of KIND left (slots, bpfqdisc list),
+# unload without --force succeeds, and the skbuff slab and the BPF maps
+# come back to the baseline. The slab margin: sockets, NAPI caches and
+# neighbours hold up to ~150 skbs for a while whatever the qdisc.
+expect_no_leak() {
+	for k in "$@"; do
+		n=$(slots_used "$k")
+		[ "$n" = 0 ] || fail "bpf_$k: $n slots still owned: $("$BQ" list)"
+	done
+	n=$(listed_instances)
+	[ "$n" = 0 ] || fail "bpfqdisc list shows $n live qdiscs: $("$BQ" list)"
+	for k in "$@"; do expect "$BQ" unload "$k" >/dev/null; done
+	wait_slab_below $((SLAB0 + 400)) 10 ||
+		fail "skbuff slab at $(skb_slab) objects, baseline $SLAB0"
+	wait_maps_at "$MAPS0" 20 ||
+		fail "BPF maps hold $(map_bytes) bytes after unloading $*, baseline $MAPS0: $(bpftool map show)"
+	note "skbuff slab: baseline $SLAB0, after $(skb_slab); BPF maps: baseline $MAPS0 B, after $(map_bytes) B"
+}
+
+# load_kinds KIND...: load each, noting the memory its maps take
+# (docs/reliability.md records these).
+load_kinds() {
+	for k in "$@"; do
+		before=$(map_bytes)
+		expect "$BQ" load "$k" >/dev/null
+		note "bpf_$k maps: $(($(map_bytes) - before)) B"
+	done
+}
+
+# dmesg_mark, then expect_dmesg_clean: the kernel said nothing alarming in
+# between.
+dmesg_mark() { DMESG0=$(dmesg | wc -l); }
+expect_dmesg_clean() {
+	bad=$(dmesg | tail -n +$((DMESG0 + 1)) |
+		grep -E 'WARNING:|BUG:|Oops|soft lockup|hard LOCKUP|refcount_t|rcu.*stall' || true)
+	[ -z "$bad" ] || fail "dmesg: $bad"
+}
