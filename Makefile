@@ -125,7 +125,8 @@ unit: all
 # Long runs (docs/reliability.md): fuzzers for 10 minutes each, then the
 # kernel tests with the long versions of the leak and churn tests, on each
 # kernel of the matrix. Fails if any run failed or a kernel is missing.
-STRESS_ENV := BPFQDISC_REPLACES=1000 BPFQDISC_CHURN_SECS=60 VMTEST_TIMEOUT=3600
+STRESS_ENV := BPFQDISC_REPLACES=1000 BPFQDISC_CHURN_SECS=60 BPFQDISC_TEST_TIMEOUT=900 \
+	VMTEST_TIMEOUT=5400
 stress: all
 	@rc=0; FUZZ_SECONDS=600 selftests/run --unit fuzz || rc=1; \
 	for k in default $(STRESS_KERNELS); do \
