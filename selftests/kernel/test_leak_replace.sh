@@ -1,4 +1,4 @@
-# Replacing the root qdisc BPFQDISC_REPLACES times (default 100; make
+# Replacing the root qdisc BPFQDISC_REPLACES times (default 50; make
 # stress: 1000) under full load, bpf_fifo and bpf_fq in turn: a UDP flood
 # into a slow receiver keeps the queue full, so nearly every replace
 # destroys a qdisc with packets queued. Only the live qdisc holds a slot;
@@ -7,7 +7,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$TOP/selftests/kernel/reliability_lib.sh"
 
-n=${BPFQDISC_REPLACES:-100}
+n=${BPFQDISC_REPLACES:-50}
 veth_pair
 slow_receiver
 leak_baseline
