@@ -9,7 +9,8 @@ BQ="$TOP/bin/bpfqdisc"
 A=192.0.2.1
 B=192.0.2.2
 
-fail() { echo "FAIL: $*"; exit 1; }
+# stderr: a failure inside $(...) still reaches the log
+fail() { echo "FAIL: $*" >&2; exit 1; }
 skip() { echo "SKIP: $*"; exit 4; }
 note() { echo "# $*"; }
 
