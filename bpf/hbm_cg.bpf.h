@@ -22,7 +22,6 @@
 
 #define NSEC_PER_SEC		1000000000ULL
 #define HBM_MTU			1500	/* bytes: the unit of the thresholds */
-#define HBM_SMALL_PKT		120	/* bytes: SYNs, ACKs, ... */
 
 /*
  * The virtual queue of one cgroup, in the cgroup storage of its attachment.

@@ -57,47 +57,9 @@
  * read from hbm_config on every packet (hbm -w changes it live).
  */
 #include "hbm_cg.bpf.h"
-
-#define NSEC_PER_USEC		1000ULL
-#define KB			1000ULL
-/* Each threshold: a time, and a floor in bytes (see the top). */
-#define BURST_NS		(100 * NSEC_PER_USEC)
-#define BURST_BYTES		(125 * KB)
-#define MARK_NS			(50 * NSEC_PER_USEC)
-#define MARK_BYTES		(2 * 65536ULL)
-#define DROP_NS			(500 * NSEC_PER_USEC)
-#define DROP_BYTES		(625 * KB)
-#define LARGE_DROP_NS		(480 * NSEC_PER_USEC)
-#define LARGE_DROP_BYTES	(600 * KB)
-
-/* The thresholds at the cgroup's rate, in ns. */
-struct thresholds {
-	__u64 burst, mark, large_drop, drop;
-};
+#include "hbm_edt.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
-
-/* Time to send len bytes at rate bytes/s; len * 1e9 fits in 64 bits. */
-static __always_inline __u64 tx_time_ns(__u64 len, __u64 rate)
-{
-	return len * NSEC_PER_SEC / rate;
-}
-
-/* A threshold at this rate: its time, or its bytes' time if longer. */
-static __always_inline __u64 threshold_ns(__u64 ns, __u64 bytes, __u64 rate)
-{
-	__u64 bytes_ns = tx_time_ns(bytes, rate);
-
-	return bytes_ns > ns ? bytes_ns : ns;
-}
-
-static __always_inline void get_thresholds(struct thresholds *t, __u64 rate)
-{
-	t->burst = threshold_ns(BURST_NS, BURST_BYTES, rate);
-	t->mark = threshold_ns(MARK_NS, MARK_BYTES, rate);
-	t->large_drop = threshold_ns(LARGE_DROP_NS, LARGE_DROP_BYTES, rate);
-	t->drop = threshold_ns(DROP_NS, DROP_BYTES, rate);
-}
 
 /*
  * Take the next departure slot of the clock: returns this packet's departure
@@ -120,9 +82,9 @@ static __always_inline __u64 clock_take(struct hbm_vqueue *q, __u64 now, __u64 t
 
 /* The rules of the comment at the top, for a packet ahead ns ahead of now. */
 static __always_inline void judge(struct __sk_buff *skb, const struct hbm_pkt *p,
-				  __s64 ahead, const struct thresholds *t, struct hbm_result *r)
+				  __s64 ahead, const struct hbm_thresholds *t, struct hbm_result *r)
 {
-	if (ahead > (__s64)t->drop || (p->len > HBM_SMALL_PKT && ahead > (__s64)t->large_drop)) {
+	if (hbm_past_horizon(ahead, p->len, t)) {
 		r->drop = true;
 		r->cn = p->is_tcp && !p->ect;
 	} else if (ahead > (__s64)t->mark && p->ect) {
@@ -149,7 +111,7 @@ int hbm_edt(struct __sk_buff *skb)
 {
 	struct hbm_config *cfg;
 	struct hbm_result r = {};
-	struct thresholds t;
+	struct hbm_thresholds t;
 	struct hbm_pkt p = {};
 	struct hbm_vqueue *q;
 	__u64 now, send, tx_ns;
@@ -158,8 +120,8 @@ int hbm_edt(struct __sk_buff *skb)
 	if (!hbm_begin(skb, &cfg, &q, &p))
 		return HBM_PASS;
 	now = bpf_ktime_get_ns();
-	get_thresholds(&t, cfg->rate);
-	tx_ns = tx_time_ns(p.len, cfg->rate);
+	hbm_get_thresholds(&t, cfg->rate);
+	tx_ns = hbm_tx_time_ns(p.len, cfg->rate);
 	send = clock_take(q, now, tx_ns, t.burst);
 	ahead = (__s64)(send - now);
 	if (q->rate_seen != cfg->rate) {

@@ -39,6 +39,13 @@ static void usage(void)
 		"      Change parameters of a live qdisc; the next packets see them.\n"
 		"  qdisc show [dev DEV] [-s] [-j]\n"
 		"      Every qdisc, as tc shows it, with BPF qdiscs' parameters and counters.\n"
+		"  class add|change dev DEV [root | handle X:] cgroup PATH | mark N | priority N\n"
+		"        rate RATE\n"
+		"      A rate for one aggregate of a bpf_hbm qdisc (by what its classify\n"
+		"      parameter says: 0 cgroup, 1 mark, 2 priority); others get its rate.\n"
+		"  class del dev DEV [root | handle X:] cgroup PATH | mark N | priority N\n"
+		"  class show dev DEV [root | handle X:] [-j]\n"
+		"      The aggregates a bpf_hbm qdisc has seen, their rates and counters.\n"
 		"  stats [dev DEV] [-j | --prometheus] [--interval N]\n"
 		"      The BPF qdiscs' stats: tc's and their own (drops by reason, marks...).\n"
 		"      --prometheus writes the text format for node_exporter's textfile collector.\n"
@@ -52,6 +59,8 @@ static void usage(void)
 		"  bpfqdisc load fifo limit 5000\n"
 		"  bpfqdisc qdisc add dev eth0 root bpf_fifo limit 200\n"
 		"  bpfqdisc qdisc change dev eth0 root limit 500\n"
+		"  bpfqdisc qdisc add dev eth0 root bpf_hbm rate 200mbit\n"
+		"  bpfqdisc class add dev eth0 cgroup /hbm1 rate 100mbit\n"
 		"  bpfqdisc stats -j\n"
 		"  bpfqdisc unload fifo --force\n",
 		bq_kind_names(names, sizeof(names)));
@@ -277,7 +286,7 @@ int main(int argc, char **argv)
 	static const struct { const char *name; int (*fn)(int, char **); } cmds[] = {
 		{ "load", cmd_load }, { "unload", cmd_unload },
 		{ "list", cmd_list }, { "params", cmd_params },
-		{ "qdisc", bq_cmd_qdisc }, { "stats", bq_cmd_stats },
+		{ "qdisc", bq_cmd_qdisc }, { "stats", bq_cmd_stats }, { "class", bq_cmd_class },
 	};
 
 	if (argc > 1 && (!strcmp(argv[1], "-n") || !strcmp(argv[1], "-netns") ||

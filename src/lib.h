@@ -79,6 +79,11 @@ const struct bq_kind_meta *bq_kind_meta(const struct bq_kind *k);
 /* The kind's parameter table, with values set to the built-in defaults. */
 int bq_kind_params(const struct bq_kind *k, struct bq_param_set *set);
 
+/*
+ * Attaches the kind's egress program, if it has one, to ifindex (tcx
+ * egress, pinned), replacing its earlier attachment there. 0 or -errno.
+ */
+int bq_attach_egress(const struct bq_kind *k, int ifindex);
 /* A pinned map of a loaded kind: an fd, or -1 with errno set. */
 int bq_open_map(const struct bq_kind *k, const char *map);
 /* Each returns 0 or -errno. */
@@ -93,8 +98,17 @@ struct bq_instance_info {
 /* Live instances of a loaded kind; *n set. Caller frees. -errno on error. */
 int bq_instances(const struct bq_kind *k, struct bq_instance_info **out, size_t *n);
 
-/* --- commands beyond load/unload/list (qdisc.c, show.c) --- */
+/*
+ * The live instance on ifindex in this netns at handle (if not 0) or parent,
+ * of kind *kind, or of any loaded kind if *kind is NULL; *kind is set to it.
+ * 0 or -ENOENT.
+ */
+int bq_find_instance(int ifindex, __u32 parent, __u32 handle, const struct bq_kind **kind,
+		     struct bq_instance *inst);
+
+/* --- commands beyond load/unload/list (qdisc.c, show.c, class.c) --- */
 int bq_cmd_qdisc(int argc, char **argv);
+int bq_cmd_class(int argc, char **argv);
 int bq_cmd_qdisc_show(int argc, char **argv);
 int bq_cmd_stats(int argc, char **argv);
 

@@ -6,6 +6,7 @@
  * after we exit; removing the pin unregisters it. Live qdiscs hold their
  * own reference to the struct_ops map and keep working until deleted.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,9 +18,10 @@
 #include <bpf/libbpf.h>
 #include "lib.h"
 
-/* Maps that user space reads after load. */
+/* Maps that user space reads after load; a kind's own only if it has them. */
 static const char *const pinned_maps[] = {
 	"bq_instances", "bq_defaults", "bq_slots", "bq_params", "bq_pending",
+	"hbm_classes", "hbm_aggs",
 };
 
 static void pin_path(char *buf, size_t len, const struct bq_kind *k, const char *what)
@@ -167,18 +169,66 @@ static struct bpf_map *struct_ops_map(struct bpf_object *obj)
 	return NULL;
 }
 
+/* Every pin of the kind: maps, link, egress program and its attachments
+ * (egress_NETNS_IFINDEX; bpffs refuses dots in names). */
 static void unpin_all(const struct bq_kind *k)
 {
-	char path[256];
+	char dir[256], path[512];
+	struct dirent *e;
+	DIR *d;
 
-	for (size_t i = 0; i < sizeof(pinned_maps) / sizeof(pinned_maps[0]); i++) {
-		pin_path(path, sizeof(path), k, pinned_maps[i]);
+	pin_path(dir, sizeof(dir), k, NULL);
+	d = opendir(dir);
+	while (d && (e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
 		unlink(path);
 	}
-	pin_path(path, sizeof(path), k, "link");
-	unlink(path);
-	pin_path(path, sizeof(path), k, NULL);
-	rmdir(path);
+	if (d)
+		closedir(d);
+	rmdir(dir);
+}
+
+/*
+ * A kind may carry a tc program (SEC("tc")) that works for its qdiscs at the
+ * device's egress hook, just before enqueue (bpf_hbm sets CE there). It is
+ * pinned as "egress"; bq_attach_egress() attaches it to a device.
+ */
+static int pin_egress(const struct bq_kind *k, struct bpf_object *obj)
+{
+	struct bpf_program *p;
+	char path[256];
+
+	bpf_object__for_each_program(p, obj) {
+		if (bpf_program__type(p) != BPF_PROG_TYPE_SCHED_CLS)
+			continue;
+		pin_path(path, sizeof(path), k, "egress");
+		return bpf_program__pin(p, path);
+	}
+	return 0;
+}
+
+int bq_attach_egress(const struct bq_kind *k, int ifindex)
+{
+	char path[256], name[64];
+	int prog, link, err = 0;
+
+	pin_path(path, sizeof(path), k, "egress");
+	prog = bpf_obj_get(path);
+	if (prog < 0)
+		return errno == ENOENT ? 0 : -errno;
+	snprintf(name, sizeof(name), "egress_%llx_%d", (unsigned long long)bq_self_netns_cookie(),
+		 ifindex);
+	pin_path(path, sizeof(path), k, name);
+	unlink(path);	/* an earlier attachment here detaches with its pin */
+	link = bpf_link_create(prog, ifindex, BPF_TCX_EGRESS, NULL);
+	if (link < 0 || bpf_obj_pin(link, path))
+		err = -errno;
+	if (link >= 0)
+		close(link);
+	close(prog);
+	return err;
 }
 
 static int pin_all(const struct bq_kind *k, struct bpf_object *obj, struct bpf_link *link)
@@ -190,11 +240,18 @@ static int pin_all(const struct bq_kind *k, struct bpf_object *obj, struct bpf_l
 	if (mkdir(path, 0700) && errno != EEXIST)
 		return -errno;
 	for (size_t i = 0; i < sizeof(pinned_maps) / sizeof(pinned_maps[0]); i++) {
+		struct bpf_map *m = bpf_object__find_map_by_name(obj, pinned_maps[i]);
+
+		if (!m)
+			continue;	/* another kind's own */
 		pin_path(path, sizeof(path), k, pinned_maps[i]);
-		err = bpf_map__pin(bpf_object__find_map_by_name(obj, pinned_maps[i]), path);
+		err = bpf_map__pin(m, path);
 		if (err)
 			return err;
 	}
+	err = pin_egress(k, obj);
+	if (err)
+		return err;
 	/* The link last: its pin is what says "loaded". */
 	pin_path(path, sizeof(path), k, "link");
 	return bpf_link__pin(link, path);

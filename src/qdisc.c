@@ -121,9 +121,8 @@ static int build_params(const struct qdisc_req *r, const struct bq_params *base,
 	return bq_params_apply(set, r->nparams, r->params);
 }
 
-/* The live instance of a BPF kind at r's place (handle if given, else parent). */
-static int find_instance(const struct qdisc_req *r, const struct bq_kind **kind,
-			 struct bq_instance *inst)
+int bq_find_instance(int ifindex, __u32 parent, __u32 handle, const struct bq_kind **kind,
+		     struct bq_instance *inst)
 {
 	__u64 netns = bq_self_netns_cookie();
 
@@ -133,13 +132,13 @@ static int find_instance(const struct qdisc_req *r, const struct bq_kind **kind,
 		size_t n;
 		bool found = false;
 
-		if ((r->kind && r->kind != k) || !bq_is_loaded(k) || bq_instances(k, &v, &n))
+		if ((*kind && *kind != k) || !bq_is_loaded(k) || bq_instances(k, &v, &n))
 			continue;
 		for (size_t j = 0; j < n && !found; j++) {
 			const struct bq_instance *q = &v[j].inst;
 
-			found = q->where.netns_cookie == netns && (int)q->where.ifindex == r->ifindex &&
-				(r->handle ? q->handle == r->handle : q->where.parent == r->parent);
+			found = q->where.netns_cookie == netns && (int)q->where.ifindex == ifindex &&
+				(handle ? q->handle == handle : q->where.parent == parent);
 			if (found)
 				*inst = *q;
 		}
@@ -159,7 +158,7 @@ static int change_instance(struct qdisc_req *r)
 	struct bq_param_set set;
 	int lock, err;
 
-	if (find_instance(r, &r->kind, &inst)) {
+	if (bq_find_instance(r->ifindex, r->parent, r->handle, &r->kind, &inst)) {
 		bq_err("no BPF qdisc of bpfqdisc at %s %s", r->dev,
 		       r->handle ? "with that handle" : r->parent == TC_H_ROOT ? "root" : "with that parent");
 		return BQ_EXIT_USAGE;
@@ -198,6 +197,17 @@ static void current_kind(const struct qdisc_req *r, char *kind, size_t len)
 	free(v);
 }
 
+/* The kind's egress program, if any, on the device: it sees the root qdisc. */
+static int attach_egress(const struct qdisc_req *r)
+{
+	int err = bq_attach_egress(r->kind, r->ifindex);
+
+	if (err)
+		bq_err("%s is on %s, but its egress program is not: %s", r->kind->kind, r->dev,
+		       strerror(-err));
+	return err ? BQ_EXIT_FAIL : 0;
+}
+
 static int create(struct qdisc_req *r, bool replace)
 {
 	struct bq_where where = { bq_self_netns_cookie(), r->ifindex, r->parent };
@@ -233,6 +243,8 @@ static int create(struct qdisc_req *r, bool replace)
 		err = !err ? 0 : err == -EINVAL || err == -EEXIST || err == -ENOENT ? BQ_EXIT_USAGE
 										    : BQ_EXIT_FAIL;
 	}
+	if (!err && r->parent == TC_H_ROOT)
+		err = attach_egress(r);
 	if (pending >= 0)
 		close(pending);
 	close(lock);

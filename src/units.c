@@ -132,7 +132,7 @@ const char *bq_format_value(enum bq_unit unit, __u64 v, char *buf, size_t len)
 	switch (unit) {
 	case BQ_UNIT_RATE:
 		/* Bits, as tc prints, with the largest unit that divides evenly. */
-		for (i = 0; i < 4 && (v * 8) % rates[i].div; i++)
+		for (i = 0; i < 4 && ((v * 8) % rates[i].div || !v); i++)
 			;
 		snprintf(buf, len, "%llu%s", (unsigned long long)(v * 8 / rates[i].div), rates[i].name);
 		break;

@@ -1,0 +1,497 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bpf_hbm: HBM's EDT rate limiter (bpf/hbm_cg_edt.bpf.c) inside a qdisc.
+ *
+ * Aggregates. Every packet belongs to one aggregate, named by a key the
+ * classify parameter picks: the cgroup v2 id of the sending socket (0), the
+ * skb mark (1) or the skb priority (2). The cgroup is read from the skb's
+ * socket (sk->sk_cgrp_data), never from the current task: sends clocked by
+ * ACKs run in softirq, in whatever task was interrupted. Packets without a
+ * full socket (forwarded, SYN-ACKs of request socks, TIME_WAIT RSTs) have
+ * key 0. An aggregate's rate is its class's (`bpfqdisc class add ... rate`,
+ * the hbm_classes map) or else the rate parameter; rate 0 is not limited.
+ * A qdisc has at most HBM_AGGS - 1 aggregates until it is reset; keys seen
+ * after that share aggregate 1, the one of key 0 (counted: agg_overflow).
+ *
+ * Pacing, per aggregate, as the cgroup EDT program does: a departure clock;
+ * a packet leaves at the clock (skb->tstamp = clock) and moves it by
+ * len / rate, with len in IP bytes (include/hbm.h: each GSO segment's
+ * headers counted, the link-layer header not). An idle aggregate's clock
+ * falls behind now by at most the burst, so idle time is credit for 100 us
+ * (or 125 KB at low rates) and no more. Enqueue therefore decides the
+ * departure time once; each aggregate's queue is in time order by
+ * construction, and dequeue only has to release them in time order: a heap
+ * (the framework's time queue) holds each backlogged aggregate at its head
+ * packet's time, and the watchdog is armed for the earliest when nothing is
+ * due. Dequeue lateness (timer slack) does not lower the rate: the clock
+ * never depends on when packets actually left.
+ *
+ * Thresholds, on how far ahead of now a packet's departure time is (the
+ * delay a real queue would give it; times and byte floors as in
+ * bpf/hbm_edt.bpf.h):
+ *   over 50 us   counted as marked (marks, marked). A qdisc cannot write
+ *                packet data, so the CE mark itself comes from hbm_mark
+ *                below, which sees the same clock just before enqueue.
+ *   over 480 us (packets over 120 bytes) or 500 us: dropped (horizon) and
+ *                not charged to the clock. Except a TCP packet whose socket
+ *                has at most one packet in flight (tcp_sock, read through
+ *                the skb's socket): it passes (exempt), so every flow keeps
+ *                its ACK clock instead of waiting for a probe timer.
+ *
+ * Marking (hbm_mark): a tc egress program on the same device, attached
+ * by bpfqdisc with the qdisc. tc egress runs just before the root qdisc's
+ * enqueue, on the same skb, and may set CE (bpf_skb_ecn_set_ce). It finds
+ * the qdisc from skb->dev->qdisc, classifies with the same function, and
+ * marks ECT packets when the aggregate's clock is more than the mark
+ * threshold ahead of now: the delay the qdisc is about to give them.
+ *
+ * Memory: packets in the framework's skb pool (one queue per aggregate),
+ * aggregates in a per-instance region of hbm_aggs, found by key through
+ * hbm_agg_ids. Nothing is allocated per packet.
+ */
+#define BQ_NO_FIFO
+#define BQ_WANT_POOL
+#define BQ_WANT_TIMEQ
+#include "bpfqdisc.bpf.h"
+#include <bpf/bpf_endian.h>
+#include "hbm.h"
+#include "hbm_edt.bpf.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+#define EINVAL			22
+#define ETH_P_IP		0x0800
+#define ETH_P_IPV6		0x86DD
+#define IPPROTO_TCP		6
+#define INET_ECN_MASK		3
+#define TCP_TIME_WAIT		6
+#define TCP_NEW_SYN_RECV	12
+#define TC_ACT_OK		0
+
+#define HBM_AGG_OTHER		1	/* key 0, and the overflow */
+#define TIMER_SLACK_NS		(10 * HBM_NSEC_PER_USEC)
+#define RATE_WINDOW_NS		(100 * 1000 * HBM_NSEC_PER_USEC)
+
+enum { P_RATE, P_CLASSIFY, P_LIMIT };
+
+BQ_PARAMS(
+	{ "rate", BQ_UNIT_RATE, 0, 0, 12500000000ULL },		/* 0: not limited; 100 Gbit/s */
+	{ "classify", BQ_UNIT_COUNT, HBM_BY_CGROUP, HBM_BY_CGROUP, HBM_BY_PRIORITY },
+	{ "limit", BQ_UNIT_COUNT, 10000, 1, 1 << 24 },
+);
+
+enum { X_RATE, X_MARKED, X_DROPPED, X_CE, X_EXEMPT, X_AGGS, X_OVERFLOW };
+
+BQ_XSTATS(
+	{ "rate_bytes_per_second", BQ_GAUGE },	/* IP bytes dequeued, last >= 100 ms */
+	{ "marked", BQ_COUNTER },		/* departure > mark threshold ahead */
+	{ "dropped", BQ_COUNTER },		/* beyond the drop horizon */
+	{ "ce_marked", BQ_COUNTER },		/* of those, CE set by hbm_mark */
+	{ "exempt", BQ_COUNTER },		/* beyond the horizon, <= 1 in flight */
+	{ "aggregates", BQ_GAUGE },
+	{ "agg_overflow", BQ_COUNTER },		/* packets of keys with no room */
+);
+
+/* Per instance, indexed by slot. */
+struct hbm_sched {
+	struct bq_pool_state pool;
+	struct bq_tq ready;		/* backlogged aggregates, by head time */
+	__u32 naggs;			/* entries 1..naggs of the region used */
+	__u32 pad;
+	__u64 win_start, win_bytes;	/* the rate_bytes_per_second window */
+};
+
+struct hbm_agg {
+	struct hbm_agg_info info;	/* what user space reads */
+	struct bq_skbq q;
+	__u32 pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, BQ_DEFAULT_MAX_INSTANCES);
+	__type(key, u32);
+	__type(value, struct hbm_sched);
+} hbm_state SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, BQ_DEFAULT_MAX_INSTANCES * HBM_AGGS);
+	__type(key, u32);
+	__type(value, struct hbm_agg);
+} hbm_aggs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, BQ_DEFAULT_MAX_INSTANCES * HBM_AGGS);
+	__type(key, struct hbm_class_key);
+	__type(value, u32);
+} hbm_agg_ids SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, BQ_DEFAULT_MAX_INSTANCES * HBM_AGGS);
+	__type(key, struct hbm_class_key);
+	__type(value, struct hbm_class);
+} hbm_classes SEC(".maps");
+
+void *bpf_cast_to_kern_ctx(void *obj) __ksym;
+
+/* --- the packet ---------------------------------------------------------- */
+
+/* A socket with the fields of a full one (not TIME_WAIT, not a request). */
+static __always_inline bool full_sock(struct sock *sk)
+{
+	u8 state = BPF_CORE_READ(sk, __sk_common.skc_state);
+
+	return state != TCP_TIME_WAIT && state != TCP_NEW_SYN_RECV;
+}
+
+/* The aggregate key; the same function serves the qdisc and hbm_mark. */
+static __always_inline u64 agg_key(struct sk_buff *skb, u64 classify)
+{
+	struct sock *sk;
+
+	if (classify == HBM_BY_MARK)
+		return BPF_CORE_READ(skb, mark);
+	if (classify == HBM_BY_PRIORITY)
+		return BPF_CORE_READ(skb, priority);
+	sk = BPF_CORE_READ(skb, sk);
+	if (!sk || !full_sock(sk))
+		return 0;
+	return BPF_CORE_READ(sk, sk_cgrp_data.cgroup, kn, id);
+}
+
+/*
+ * IP bytes, what rates count: tc's pkt_len has every GSO segment's headers,
+ * link-layer header included; take the link-layer header off each segment.
+ */
+static __always_inline u64 ip_len(struct sk_buff *skb)
+{
+	u64 len = bq_pkt_len(skb), mac_len, shinfo;
+	u16 segs = 1;
+
+	mac_len = (u16)(skb->network_header - skb->mac_header);
+	shinfo = (u64)BPF_CORE_READ(skb, head) + BPF_CORE_READ(skb, end);
+	if (bpf_probe_read_kernel(&segs, sizeof(segs),
+				  (void *)(shinfo + bpf_core_field_offset(struct skb_shared_info,
+									  gso_segs))) || !segs)
+		segs = 1;
+	return len > segs * mac_len ? len - segs * mac_len : len;
+}
+
+/* A TCP packet whose socket has at most one packet in flight. */
+static __always_inline bool few_in_flight(struct sk_buff *skb)
+{
+	struct sock *sk = skb->sk;
+	struct tcp_sock *tp;
+	u32 in_flight;
+
+	if (!sk || !full_sock(sk) || sk->sk_protocol != IPPROTO_TCP)
+		return false;
+	tp = bpf_core_cast(sk, struct tcp_sock);
+	in_flight = tp->packets_out - (tp->sacked_out + tp->lost_out) + tp->retrans_out;
+	return in_flight <= 1;
+}
+
+/* --- aggregates ---------------------------------------------------------- */
+
+static __always_inline struct hbm_sched *hbm_sched_of(const struct bq_instance *q)
+{
+	return bpf_map_lookup_elem(&hbm_state, &q->slot);
+}
+
+static __always_inline struct hbm_agg *agg_at(const struct bq_instance *q, u32 idx)
+{
+	u32 key = q->slot * HBM_AGGS + (idx & (HBM_AGGS - 1));
+
+	return bpf_map_lookup_elem(&hbm_aggs, &key);
+}
+
+/* The aggregate of key id, created on first sight; 0 if none can be. */
+static __noinline u32 agg_find(struct bq_instance *q, struct hbm_sched *st, u64 id)
+{
+	struct hbm_class_key k = { .slot = q->slot, .id = id };
+	struct hbm_agg *a;
+	u32 *found, idx;
+
+	found = bpf_map_lookup_elem(&hbm_agg_ids, &k);
+	if (found)
+		return *found;
+	if (st->naggs + 1 >= HBM_AGGS)
+		goto overflow;
+	idx = st->naggs + 1;
+	a = agg_at(q, idx);
+	if (!a || bpf_map_update_elem(&hbm_agg_ids, &k, &idx, BPF_NOEXIST))
+		goto overflow;
+	__builtin_memset(a, 0, sizeof(*a));
+	a->info.id = id;
+	st->naggs = idx;
+	q->cnt.x[X_AGGS] = idx;
+	return idx;
+overflow:
+	q->cnt.x[X_OVERFLOW]++;
+	return st->naggs ? HBM_AGG_OTHER : 0;
+}
+
+/* The aggregate's class rate, or the qdisc's rate parameter. */
+static __always_inline u64 agg_rate(const struct bq_instance *q, const struct bq_params *p,
+				    u64 id)
+{
+	struct hbm_class_key k = { .slot = q->slot, .id = id };
+	struct hbm_class *c = bpf_map_lookup_elem(&hbm_classes, &k);
+
+	return c ? c->rate : p->v[P_RATE];
+}
+
+/*
+ * The departure time of a packet of len IP bytes, or false to drop it
+ * (beyond the horizon). *next is the clock after it, for the caller to
+ * commit once the packet is queued.
+ */
+static __always_inline bool agg_schedule(struct bq_instance *q, struct hbm_agg *a,
+					 struct sk_buff *skb, u64 len, u64 rate, u64 now,
+					 u64 *send, u64 *next)
+{
+	struct hbm_thresholds t;
+	s64 ahead;
+
+	a->info.rate = rate;
+	if (!rate) {
+		*send = *next = now;
+		return true;
+	}
+	hbm_get_thresholds(&t, rate);
+	a->info.mark_ns = t.mark;
+	*send = a->info.clock;
+	if (*send + t.burst < now)
+		*send = now - t.burst;	/* bound the idle credit */
+	ahead = (s64)(*send - now);
+	if (hbm_past_horizon(ahead, len, &t)) {
+		if (!few_in_flight(skb))
+			return false;
+		q->cnt.x[X_EXEMPT]++;
+	}
+	if (ahead > (s64)t.mark) {
+		a->info.marks++;
+		q->cnt.x[X_MARKED]++;
+		q->cnt.marks++;
+	}
+	*next = *send + hbm_tx_time_ns(len, rate);
+	return true;
+}
+
+/* --- enqueue, dequeue ---------------------------------------------------- */
+
+SEC("struct_ops")
+int BPF_PROG(hbm_enqueue, struct sk_buff *skb, struct Qdisc *sch,
+	     struct bpf_sk_buff_ptr *to_free)
+{
+	struct bq_instance *q = bq_instance(sch);
+	const struct bq_params *p = q ? bq_params_of(q) : NULL;
+	struct hbm_sched *st = q ? hbm_sched_of(q) : NULL;
+	u64 now, len, send, next;
+	struct hbm_agg *a;
+	bool was_idle;
+	u32 idx;
+	int ret;
+
+	if (!p || !st)
+		return bq_drop(sch, q, skb, to_free, BQ_DROP_NO_INSTANCE);
+	if (sch->q.qlen >= p->v[P_LIMIT])
+		return bq_drop(sch, q, skb, to_free, BQ_DROP_OVERLIMIT);
+	idx = agg_find(q, st, agg_key(skb, p->v[P_CLASSIFY]));
+	a = idx ? agg_at(q, idx) : NULL;
+	if (!a)
+		return bq_drop(sch, q, skb, to_free, BQ_DROP_NOMEM);
+
+	now = bpf_ktime_get_ns();
+	len = ip_len(skb);
+	if (!agg_schedule(q, a, skb, len, agg_rate(q, p, a->info.id), now, &send, &next)) {
+		a->info.drops++;
+		q->cnt.x[X_DROPPED]++;
+		return bq_drop(sch, q, skb, to_free, BQ_DROP_HORIZON);
+	}
+	skb->tstamp = send;
+	was_idle = !a->q.len;
+	ret = bq_skbq_push(sch, q, &st->pool, &a->q, skb, send, to_free);
+	if (ret != NET_XMIT_SUCCESS)
+		return ret;
+	a->info.clock = next;
+	a->info.pkts++;
+	a->info.bytes += len;
+	/* The heap holds each backlogged aggregate once: room is checked at init. */
+	if (was_idle)
+		bq_tq_push(q, &st->ready, send, idx);
+	return NET_XMIT_SUCCESS;
+}
+
+/* rate_bytes_per_second over windows of at least RATE_WINDOW_NS. */
+static __always_inline void rate_sample(struct bq_instance *q, struct hbm_sched *st,
+					u64 bytes, u64 now)
+{
+	u64 span = now - st->win_start;
+
+	st->win_bytes += bytes;
+	if (span < RATE_WINDOW_NS)
+		return;
+	q->cnt.x[X_RATE] = st->win_bytes * HBM_NSEC_PER_SEC / span;
+	st->win_start = now;
+	st->win_bytes = 0;
+}
+
+SEC("struct_ops")
+struct sk_buff *BPF_PROG(hbm_dequeue, struct Qdisc *sch)
+{
+	struct bq_instance *q = bq_instance(sch);
+	struct hbm_sched *st = q ? hbm_sched_of(q) : NULL;
+	u64 now, time, next;
+	struct sk_buff *skb;
+	struct hbm_agg *a;
+	u32 idx;
+
+	if (!st || !sch->q.qlen || !bq_tq_peek(q, &st->ready, &time, &idx))
+		return NULL;
+	now = bpf_ktime_get_ns();
+	if (time > now) {
+		bpf_qdisc_watchdog_schedule(sch, time, TIMER_SLACK_NS);
+		q->cnt.overlimits++;
+		return NULL;
+	}
+	bq_tq_pop(q, &st->ready);
+	a = agg_at(q, idx);
+	if (!a)
+		return NULL;
+	skb = bq_skbq_pop(q, &st->pool, &a->q);
+	if (bq_skbq_head_time(q, &a->q, &next))
+		bq_tq_push(q, &st->ready, next, idx);
+	if (skb)
+		rate_sample(q, st, ip_len(skb), now);
+	return bq_dequeued(sch, q, skb);
+}
+
+/* --- init, reset, destroy ------------------------------------------------- */
+
+/* Free every packet and aggregate, then make aggregate 1 (key 0) again. */
+static __noinline void hbm_purge(struct Qdisc *sch, struct bq_instance *q, struct hbm_sched *st)
+{
+	struct hbm_class_key k = { .slot = q->slot };
+	struct hbm_agg *a;
+	u32 i;
+
+	bq_pool_purge(sch, q, &st->pool);
+	bpf_for(i, 1, st->naggs + 1) {
+		a = agg_at(q, i);
+		if (!a)
+			continue;
+		k.id = a->info.id;
+		bpf_map_delete_elem(&hbm_agg_ids, &k);
+	}
+	__builtin_memset(st, 0, sizeof(*st));
+	q->cnt.x[X_AGGS] = 0;
+	agg_find(q, st, 0);
+}
+
+static long forget_class(struct bpf_map *map, struct hbm_class_key *k, struct hbm_class *c,
+			 u32 *slot)
+{
+	if (k->slot == *slot)
+		bpf_map_delete_elem(map, k);
+	return 0;
+}
+
+SEC("struct_ops")
+int BPF_PROG(hbm_init, struct Qdisc *sch, struct nlattr *opt,
+	     struct netlink_ext_ack *extack)
+{
+	struct bq_instance *q;
+	struct hbm_sched *st;
+	int err;
+
+	/* hbm_state and hbm_aggs are sized for the default instance count,
+	 * and the heap must hold every aggregate. */
+	if (bq_ring_slots <= HBM_AGGS)
+		return -EINVAL;
+	err = bq_instance_create(sch);
+	if (err)
+		return err;
+	q = bq_instance(sch);
+	st = q && q->slot < BQ_DEFAULT_MAX_INSTANCES ? hbm_sched_of(q) : NULL;
+	if (!st) {
+		bq_instance_destroy(sch);
+		return -ENOSPC;
+	}
+	__builtin_memset(st, 0, sizeof(*st));
+	agg_find(q, st, 0);
+	return 0;
+}
+
+SEC("struct_ops")
+void BPF_PROG(hbm_reset, struct Qdisc *sch)
+{
+	struct bq_instance *q = bq_instance(sch);
+	struct hbm_sched *st = q ? hbm_sched_of(q) : NULL;
+
+	if (st)
+		hbm_purge(sch, q, st);
+	bq_instance_reset(sch);
+}
+
+SEC("struct_ops")
+void BPF_PROG(hbm_destroy, struct Qdisc *sch)
+{
+	struct bq_instance *q = bq_instance(sch);
+	struct hbm_sched *st = q ? hbm_sched_of(q) : NULL;
+	u32 slot;
+
+	if (st) {
+		hbm_purge(sch, q, st);
+		slot = q->slot;
+		bpf_for_each_map_elem(&hbm_classes, forget_class, &slot, 0);
+	}
+	bq_instance_destroy(sch);
+}
+
+SEC(".struct_ops.link")
+struct Qdisc_ops hbm = {
+	.enqueue = (void *)hbm_enqueue,
+	.dequeue = (void *)hbm_dequeue,
+	.init = (void *)hbm_init,
+	.reset = (void *)hbm_reset,
+	.destroy = (void *)hbm_destroy,
+	.id = "bpf_hbm",
+};
+
+/* --- the companion marker ------------------------------------------------- */
+
+/*
+ * tc egress on the qdisc's device (see the top): CE for ECT packets of an
+ * aggregate whose clock is more than its mark threshold ahead. Reads the
+ * qdisc's state without its lock: a stale clock moves a mark by a packet.
+ */
+SEC("tc")
+int hbm_mark(struct __sk_buff *ctx)
+{
+	struct sk_buff *skb = bpf_cast_to_kern_ctx(ctx);
+	struct bq_instance *q = bq_instance(skb->dev->qdisc);
+	const struct bq_params *p = q ? bq_params_of(q) : NULL;
+	struct hbm_class_key k;
+	struct hbm_agg *a;
+	u32 *idx;
+
+	if (!p)
+		return TC_ACT_OK;
+	k.slot = q->slot;
+	k.pad = 0;
+	k.id = agg_key(skb, p->v[P_CLASSIFY]);
+	idx = bpf_map_lookup_elem(&hbm_agg_ids, &k);
+	a = idx ? agg_at(q, *idx) : NULL;
+	if (!a || !a->info.rate ||
+	    (s64)(a->info.clock - bpf_ktime_get_ns()) <= (s64)a->info.mark_ns)
+		return TC_ACT_OK;
+	if (bpf_skb_ecn_set_ce(ctx)) {
+		__sync_fetch_and_add(&a->info.ce, 1);
+		__sync_fetch_and_add(&q->cnt.x[X_CE], 1);
+	}
+	return TC_ACT_OK;
+}

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The thresholds of HBM's EDT design, shared by the cgroup EDT program
+ * (bpf/hbm_cg_edt.bpf.c, whose top comment explains them) and the bpf_hbm
+ * qdisc (bpf/hbm.bpf.c). Each is a time from the 2019 design and a floor in
+ * bytes, so that at low rates it grows as 1/rate: a 64 KB GSO skb takes
+ * 10.5 ms at 50 Mbit/s, and fixed microseconds would drop every second one.
+ */
+#ifndef HBM_EDT_BPF_H
+#define HBM_EDT_BPF_H
+
+#define HBM_NSEC_PER_USEC	1000ULL
+#define HBM_NSEC_PER_SEC	1000000000ULL
+#define HBM_KB			1000ULL
+
+#define HBM_BURST_NS		(100 * HBM_NSEC_PER_USEC)
+#define HBM_BURST_BYTES		(125 * HBM_KB)		/* 100 us at 10 Gbit/s */
+#define HBM_MARK_NS		(50 * HBM_NSEC_PER_USEC)
+#define HBM_MARK_BYTES		(2 * 65536ULL)		/* two GSO skbs */
+#define HBM_DROP_NS		(500 * HBM_NSEC_PER_USEC)
+#define HBM_DROP_BYTES		(625 * HBM_KB)
+#define HBM_LARGE_DROP_NS	(480 * HBM_NSEC_PER_USEC)	/* packets > 120 B */
+#define HBM_LARGE_DROP_BYTES	(600 * HBM_KB)
+
+/* The thresholds at one rate, in ns ahead of now. */
+struct hbm_thresholds {
+	__u64 burst, mark, large_drop, drop;
+};
+
+/* Time to send len bytes at rate bytes/s; len * 1e9 fits in 64 bits. */
+static __always_inline __u64 hbm_tx_time_ns(__u64 len, __u64 rate)
+{
+	return len * HBM_NSEC_PER_SEC / rate;
+}
+
+/* A threshold at this rate: its time, or its bytes' time if longer. */
+static __always_inline __u64 hbm_threshold_ns(__u64 ns, __u64 bytes, __u64 rate)
+{
+	__u64 bytes_ns = hbm_tx_time_ns(bytes, rate);
+
+	return bytes_ns > ns ? bytes_ns : ns;
+}
+
+static __always_inline void hbm_get_thresholds(struct hbm_thresholds *t, __u64 rate)
+{
+	t->burst = hbm_threshold_ns(HBM_BURST_NS, HBM_BURST_BYTES, rate);
+	t->mark = hbm_threshold_ns(HBM_MARK_NS, HBM_MARK_BYTES, rate);
+	t->large_drop = hbm_threshold_ns(HBM_LARGE_DROP_NS, HBM_LARGE_DROP_BYTES, rate);
+	t->drop = hbm_threshold_ns(HBM_DROP_NS, HBM_DROP_BYTES, rate);
+}
+
+/* Beyond the drop horizon: 500 us for all, 480 us for packets over 120 B. */
+static __always_inline bool hbm_past_horizon(__s64 ahead, __u64 len,
+					     const struct hbm_thresholds *t)
+{
+	return ahead > (__s64)t->drop || (len > HBM_SMALL_PKT && ahead > (__s64)t->large_drop);
+}
+
+#endif /* HBM_EDT_BPF_H */
