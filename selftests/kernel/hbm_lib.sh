@@ -150,3 +150,39 @@ conform_done() {
 	[ -z "$SKIPS" ] || skip "host too busy to judge ($PASSES passed):${SKIPS#;}"
 	exit 0
 }
+
+# two_limits QDISC ARGS...: cgroups /hbm1 at 40 and /hbm2 at 80 Mbit/s side
+# by side through one QDISC on the client's eth0, ARGS given to both
+# hbm-test runs: each within 95-101% of its own limit. If one falls short,
+# htb carrying the same load (2 flows, 120 Mbit/s) is the yardstick, as in
+# conform; a busy host adds to $SKIPS.
+two_limits_run() {
+	"$HT" setup -q="$1"
+	shift
+	"$HT" -i=1 -r=40 -t=4 -O=1 -p=5201 "$@" >"$TMPD/a.out" 2>&1 &
+	a=$!
+	"$HT" -i=2 -r=80 -t=4 -O=1 -p=5301 "$@" >"$TMPD/b.out" 2>&1 &
+	b=$!
+	wait $a || fail "cgroup 1's run failed: $(tail -3 "$TMPD/a.out")"
+	wait $b || fail "cgroup 2's run failed: $(tail -3 "$TMPD/b.out")"
+	"$HT" teardown
+	g1=$(awk -F: '/^AGGREGATE_GOODPUT:/ { print $2 }' "$TMPD/a.out")
+	g2=$(awk -F: '/^AGGREGATE_GOODPUT:/ { print $2 }' "$TMPD/b.out")
+	p1=$(pct "$g1" 40) p2=$(pct "$g2" 80)
+	note "two cgroups ($*): /hbm1 $g1 Mbit/s of 40 ($p1%), /hbm2 $g2 Mbit/s of 80 ($p2%)"
+	fge 101 "$p1" || fail "/hbm1 got $g1 Mbit/s, over its limit of 40"
+	fge 101 "$p2" || fail "/hbm2 got $g2 Mbit/s, over its limit of 80"
+	fge "$p1" 95 && fge "$p2" 95
+}
+two_limits() {
+	two_limits_run "$@" && return 0
+	h=$(htb_goodput 120 2)
+	hp=$(pct "$h" "$(awk 'BEGIN { print 120 * 1448 / 1514 }')")
+	note "htb at 120 Mbit/s, 2 flows: $h Mbit/s = $hp% of its ideal"
+	if ! fge "$hp" 97; then
+		SKIPS="$SKIPS; two cgroups at $p1% and $p2% of their limits (htb $hp%)"
+		return 0
+	fi
+	two_limits_run "$@" ||
+		fail "two cgroups: /hbm1 at $p1%, /hbm2 at $p2% of their limits (htb $hp% of its ideal)"
+}

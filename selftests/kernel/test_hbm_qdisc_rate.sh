@@ -34,29 +34,5 @@ else
 fi
 
 # Two aggregates through one bpf_hbm: cgroups /hbm1 at 40 and /hbm2 at 80.
-two_aggregates() {
-	"$HT" setup -q=bpf_hbm
-	"$HT" -q=bpf_hbm -i=1 -r=40 -t=4 -O=1 -p=5201 >"$TMPD/a.out" 2>&1 &
-	a=$!
-	"$HT" -q=bpf_hbm -i=2 -r=80 -t=4 -O=1 -p=5301 >"$TMPD/b.out" 2>&1 &
-	b=$!
-	wait $a || fail "cgroup 1's run failed: $(tail -3 "$TMPD/a.out")"
-	wait $b || fail "cgroup 2's run failed: $(tail -3 "$TMPD/b.out")"
-	"$HT" teardown
-	g1=$(awk -F: '/^AGGREGATE_GOODPUT:/ { print $2 }' "$TMPD/a.out")
-	g2=$(awk -F: '/^AGGREGATE_GOODPUT:/ { print $2 }' "$TMPD/b.out")
-	p1=$(pct "$g1" 40) p2=$(pct "$g2" 80)
-	note "two aggregates: /hbm1 $g1 Mbit/s of 40 ($p1%), /hbm2 $g2 Mbit/s of 80 ($p2%)"
-	fge 101 "$p1" || fail "/hbm1 got $g1 Mbit/s, over its limit of 40"
-	fge 101 "$p2" || fail "/hbm2 got $g2 Mbit/s, over its limit of 80"
-	fge "$p1" 95 && fge "$p2" 95
-}
-if ! two_aggregates; then
-	h=$(htb_goodput 120 2)
-	hp=$(pct "$h" "$(awk 'BEGIN { print 120 * 1448 / 1514 }')")
-	note "htb at 120 Mbit/s, 2 flows: $h Mbit/s = $hp% of its ideal"
-	fge "$hp" 97 || SKIPS="$SKIPS; two aggregates at $p1% and $p2% of their limits (htb $hp%)"
-	[ -n "$SKIPS" ] || two_aggregates ||
-		fail "two aggregates: /hbm1 at $p1%, /hbm2 at $p2% of their limits (htb $hp% of its ideal)"
-fi
+two_limits bpf_hbm -q=bpf_hbm
 conform_done
