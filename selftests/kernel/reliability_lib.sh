@@ -25,26 +25,28 @@ listed_instances() { "$BQ" list | grep -c '^  ifindex' || true; }
 # away with its netns (the kernel does that from a work queue), holding its
 # kind's maps: wait for those first.
 leak_baseline() {
-	i=0
-	while bpftool map show -j | jq -e 'any(.[]; .name == "bq_slots")' >/dev/null; do
-		i=$((i + 1))
-		[ $i -le 100 ] || fail "maps of an unloaded kind stay: $(bpftool map show)"
-		sleep 0.1
-	done
+	wait_for 10 no_kind_maps || fail "maps of an unloaded kind stay: $(bpftool map show)"
 	SLAB0=$(skb_slab)
 	MAPS0=$(map_bytes)
 }
 
-# wait_maps_at BYTES SECS: map memory back to BYTES (the kernel frees maps
-# after an RCU grace period, once their last user is gone).
-wait_maps_at() {
-	i=0
-	while [ "$(map_bytes)" -gt "$1" ]; do
-		i=$((i + 1))
-		[ $i -le $(($2 * 10)) ] || return 1
+# wait_for SECS CMD...: until CMD succeeds, polled every 0.1 s; fails
+# (returns 1) after SECS.
+wait_for() {
+	tries=$(($1 * 10))
+	shift
+	until "$@"; do
+		tries=$((tries - 1))
+		[ $tries -gt 0 ] || return 1
 		sleep 0.1
 	done
 }
+
+no_kind_maps() { ! bpftool map show -j | jq -e 'any(.[]; .name == "bq_slots")' >/dev/null; }
+
+# maps_at BYTES: map memory back to BYTES (the kernel frees maps after an
+# RCU grace period, once their last user is gone).
+maps_at() { [ "$(map_bytes)" -le "$1" ]; }
 
 # expect_no_leak KIND...: no instance of KIND left (slots, bpfqdisc list),
 # unload without --force succeeds, and the skbuff slab and the BPF maps
@@ -60,7 +62,7 @@ expect_no_leak() {
 	for k in "$@"; do expect "$BQ" unload "$k" >/dev/null; done
 	wait_slab_below $((SLAB0 + 400)) 10 ||
 		fail "skbuff slab at $(skb_slab) objects, baseline $SLAB0"
-	wait_maps_at "$MAPS0" 20 ||
+	wait_for 20 maps_at "$MAPS0" ||
 		fail "BPF maps hold $(map_bytes) bytes after unloading $*, baseline $MAPS0: $(bpftool map show)"
 	note "skbuff slab: baseline $SLAB0, after $(skb_slab); BPF maps: baseline $MAPS0 B, after $(map_bytes) B"
 }

@@ -26,12 +26,8 @@ note "64 flows held 4 s, flows_max 16: fqsend '$sent', flows $flows, queued $qle
 [ "$nomem" -ge 400 ] || fail "drops.nomem $nomem for 480 datagrams that had no flow"
 [ "$drops" -ge "$nomem" ] || fail "tc -s shows $drops drops, bpf_fq counted $nomem"
 
-i=0
-while [ "$(tc_stat a va qlen)" != 0 ]; do
-	i=$((i + 1))
-	[ $i -le 100 ] || fail "the held packets never left: qlen $(tc_stat a va qlen)"
-	sleep 0.1
-done
+idle() { [ "$(tc_stat a va qlen)" = 0 ]; }
+wait_for 10 idle || fail "the held packets never left: qlen $(tc_stat a va qlen)"
 out=$(($(tc_stat a va packets) - base))
 note "then $out packets left"
 [ "$out" -ge 150 ] || fail "only $out of the queued packets left"

@@ -17,15 +17,7 @@ loaded_pair() {
 	wait_backlog a va 200 10 || fail "$1: no queue built: $(ip netns exec a tc -s qdisc show dev va)"
 }
 
-# wait_slots_free SECS: every kind's slots free again.
-wait_slots_free() {
-	i=0
-	while [ $(($(slots_used fifo) + $(slots_used fq))) -gt 0 ]; do
-		i=$((i + 1))
-		[ $i -le $(($1 * 10)) ] || return 1
-		sleep 0.1
-	done
-}
+slots_free() { [ $(($(slots_used fifo) + $(slots_used fq))) = 0 ]; }
 
 leak_baseline
 load_kinds fifo fq
@@ -39,7 +31,7 @@ for kind in bpf_fifo bpf_fq; do
 	expect ip -n a link del va
 	note "$kind: veth deleted with $queued packets queued"
 	stop_floods
-	wait_slots_free 10 || fail "$kind: slots still owned after the veth went: $("$BQ" list)"
+	wait_for 10 slots_free || fail "$kind: slots still owned after the veth went: $("$BQ" list)"
 	expect ip netns del a
 	expect ip netns del b
 
@@ -50,7 +42,7 @@ for kind in bpf_fifo bpf_fq; do
 	note "$kind: netns deleted with $queued packets queued"
 	stop_floods
 	expect ip netns del b
-	wait_slots_free 20 || fail "$kind: slots still owned after the netns went: $("$BQ" list)"
+	wait_for 20 slots_free || fail "$kind: slots still owned after the netns went: $("$BQ" list)"
 done
 expect_no_leak fifo fq
 exit 0

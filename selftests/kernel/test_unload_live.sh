@@ -22,7 +22,7 @@ for k in fifo fq; do
 	ip netns exec b tc qdisc add dev vb root bpf_$k 2>/dev/null && fail "new bpf_$k after unload"
 	[ "$(map_bytes)" -gt "$MAPS0" ] || fail "bpf_$k's maps went while an instance was live"
 	expect ip netns exec a tc qdisc del dev va root
-	wait_maps_at "$MAPS0" 20 ||
+	wait_for 20 maps_at "$MAPS0" ||
 		fail "bpf_$k: maps hold $(($(map_bytes) - MAPS0)) B after its last instance went"
 	wait_slab_below $((SLAB0 + 400)) 10 || fail "skbuff slab at $(skb_slab), baseline $SLAB0"
 	note "bpf_$k: maps freed with its last instance; skbuff slab $SLAB0 -> $(skb_slab)"
