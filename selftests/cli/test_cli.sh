@@ -32,6 +32,13 @@ check param_range 2 "limit 0 is out of range" "$BQ" load fifo limit 0
 check param_unit 2 "bad value '10x' for limit" "$BQ" load fifo limit 10x
 check bad_option 2 "unknown option '--nope'" "$BQ" load fifo --nope 1
 check ring_not_pow2 2 "--ring-slots 1000 is not a power of two" "$BQ" load fifo --ring-slots 1000
+check class_verb 2 "unknown class command 'move'" "$BQ" class move dev lo mark 1
+check class_no_rate 2 "which rate\?" "$BQ" class add dev lo mark 1
+check class_rate_0 2 "rate '0' out of range" "$BQ" class add dev lo mark 1 rate 0
+check class_rate_neg 2 "bad rate '-1'" "$BQ" class add dev lo mark 1 rate -1
+check class_rate_huge 2 "rate '99999999tbit' out of range" "$BQ" class add dev lo mark 1 rate 99999999tbit
+check class_bad_mark 2 "bad mark 'x'" "$BQ" class add dev lo mark x rate 1mbit
+check class_no_dev 2 "no such device 'nodev0'" "$BQ" class add dev nodev0 mark 1 rate 1mbit
 
 if bpftool btf dump file /sys/kernel/btf/vmlinux 2>/dev/null | grep -q bpf_qdisc_skb_drop; then
 	echo "SKIP cli/unsupported_kernel: this kernel supports BPF qdiscs"
