@@ -54,14 +54,14 @@ json=$("$BQ" -n a stats -j)
 for k in rate_bytes_per_second marked dropped ce_marked aggregates; do
 	echo "$json" | jq -e ".[0].bpf | has(\"$k\")" >/dev/null || fail "stats -j has no $k: $json"
 done
-[ "$(echo "$json" | jq '.[0].bpf.aggregates')" = 2 ] || fail "not 2 aggregates: $json"
+[ "$(echo "$json" | jq '.[0].bpf.aggregates')" -ge 2 ] || fail "under 2 aggregates: $json"
 "$BQ" -n a stats --prometheus | grep -q '^bpfqdisc_hbm_dropped_total{dev="va"' ||
 	fail "no bpfqdisc_hbm_dropped_total in --prometheus"
 
 # --- CE marks from hbm_mark, and the counts -------------------------------
-ht -q=bpf_hbm -r=50 -t=3 -E cubic
+ht -q=bpf_hbm -r=50 -t=3 -f=4 -E cubic
 marked=$(awk -F': ' '/^pkts_marked:/ { print $2 }' "$TMPD/ht.out")
-note "-q=bpf_hbm -E at 50 Mbit/s: goodput $GOODPUT Mbit/s, over the mark threshold $marked, CE $CE, drops $DROP_PCT%"
+note "-q=bpf_hbm -E, 4 flows at 50 Mbit/s: goodput $GOODPUT Mbit/s, over the mark threshold $marked, CE $CE, drops $DROP_PCT%"
 [ "$CE" -gt 0 ] || fail "no CE marks with -E: $(cat "$TMPD/ht.out")"
 
 # --- reset and destroy with packets queued -------------------------------
