@@ -81,7 +81,9 @@ echo "$json" | jq -e '.[0].bpf.dropped > 0 and .[0].bpf.drops.horizon == .[0].bp
 $C show dev va | grep -q "mark 5 rate 20Mbit pkts" || fail "the class did not survive reset: $($C show dev va)"
 expect ip netns exec a tc qdisc del dev va root
 note "destroyed with $queued packets queued"
-stop_floods
+# Not stop_floods: its bare wait would also wait for hbm_lib's holders.
+kill $FLOODS 2>/dev/null || true
+wait $FLOODS 2>/dev/null || true
 wait_slab_below $((base + 400)) 10 || fail "skbuff slab at $(skb_slab) objects, baseline $base"
 note "skbuff slab: baseline $base, after $(skb_slab)"
 
