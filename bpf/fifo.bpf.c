@@ -30,14 +30,17 @@ int BPF_PROG(fifo_enqueue, struct sk_buff *skb, struct Qdisc *sch,
 {
 	struct bq_instance *q = bq_instance(sch);
 	const struct bq_params *p = q ? bq_params_of(q) : NULL;
+	int ret;
 
 	if (!p)
 		return bq_drop(sch, q, skb, to_free, BQ_DROP_NO_INSTANCE);
 	if (sch->q.qlen >= p->v[FIFO_LIMIT])
 		return bq_drop(sch, q, skb, to_free, BQ_DROP_OVERLIMIT);
-	if (sch->q.qlen >= q->cnt.x[FIFO_QLEN_MAX])
-		q->cnt.x[FIFO_QLEN_MAX] = sch->q.qlen + 1;
-	return bq_fifo_push(sch, q, skb, to_free);
+	ret = bq_fifo_push(sch, q, skb, to_free);
+	/* after the push: a full ring refuses the packet and qlen stays */
+	if (sch->q.qlen > q->cnt.x[FIFO_QLEN_MAX])
+		q->cnt.x[FIFO_QLEN_MAX] = sch->q.qlen;
+	return ret;
 }
 
 SEC("struct_ops")

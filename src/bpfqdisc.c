@@ -124,8 +124,14 @@ static int cmd_load(int argc, char **argv)
 		if (err)
 			return err;
 	}
-	if (o.ring_slots & (o.ring_slots - 1)) {
-		bq_err("--ring-slots %u is not a power of two", o.ring_slots);
+	if (o.ring_slots < 2 || (o.ring_slots & (o.ring_slots - 1))) {
+		bq_err("--ring-slots %u is not a power of two of at least 2", o.ring_slots);
+		return BQ_EXIT_USAGE;
+	}
+	/* The per-slot maps hold max_instances * ring_slots entries. */
+	if ((__u64)o.max_instances * o.ring_slots > BQ_MAX_TOTAL_SLOTS) {
+		bq_err("--max-instances %u x --ring-slots %u is more than %u slots in all",
+		       o.max_instances, o.ring_slots, BQ_MAX_TOTAL_SLOTS);
 		return BQ_EXIT_USAGE;
 	}
 	if (bq_kind_params(k, &set))

@@ -62,9 +62,11 @@ int bq_params_apply(struct bq_param_set *set, int argc, char **argv);
 /* --- kinds (loader.c) --- */
 struct bq_load_opts {
 	__u32 max_instances;	/* > 0 */
-	__u32 ring_slots;	/* a power of two */
+	__u32 ring_slots;	/* a power of two, >= 2 */
 	struct bq_params defaults;	/* what new qdiscs of the kind start with */
 };
+/* max_instances * ring_slots: the entries of each per-slot map, a u32 */
+#define BQ_MAX_TOTAL_SLOTS	(1u << 26)
 int bq_load(const struct bq_kind *k, const struct bq_load_opts *o);
 int bq_unload(const struct bq_kind *k, bool force);
 bool bq_is_loaded(const struct bq_kind *k);

@@ -266,8 +266,13 @@ static int load_and_register(const struct bq_kind *k, struct bpf_object *obj,
 	int err;
 
 	err = bpf_object__load(obj);
+	if (err == -ENOMEM || err == -E2BIG) {
+		bq_err("cannot allocate the maps of %s: %s (try smaller --max-instances or --ring-slots)",
+		       k->kind, strerror(-err));
+		return BQ_EXIT_FAIL;
+	}
 	if (err) {
-		bq_err("the verifier rejected %s: %s (run with LIBBPF_LOG=1 for its log)",
+		bq_err("cannot load %s: %s (LIBBPF_LOG=1 shows libbpf's and the verifier's log)",
 		       k->kind, strerror(-err));
 		return BQ_EXIT_FAIL;
 	}
@@ -297,9 +302,8 @@ static int load_and_register(const struct bq_kind *k, struct bpf_object *obj,
 
 static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
-	if (level == LIBBPF_DEBUG && !getenv("LIBBPF_LOG"))
-		return 0;
-	if (level != LIBBPF_WARN && !getenv("LIBBPF_LOG"))
+	/* Our own error line says what failed; LIBBPF_LOG=1 shows libbpf's. */
+	if (!getenv("LIBBPF_LOG"))
 		return 0;
 	return vfprintf(stderr, fmt, ap);
 }

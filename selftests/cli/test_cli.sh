@@ -32,6 +32,8 @@ check param_range 2 "limit 0 is out of range" "$BQ" load fifo limit 0
 check param_unit 2 "bad value '10x' for limit" "$BQ" load fifo limit 10x
 check bad_option 2 "unknown option '--nope'" "$BQ" load fifo --nope 1
 check ring_not_pow2 2 "--ring-slots 1000 is not a power of two" "$BQ" load fifo --ring-slots 1000
+check ring_one 2 "--ring-slots 1 is not a power of two of at least 2" "$BQ" load fifo --ring-slots 1
+check slots_overflow 2 "--max-instances 65536 x --ring-slots 65536 is more than" "$BQ" load fifo --max-instances 65536 --ring-slots 65536
 check class_verb 2 "unknown class command 'move'" "$BQ" class move dev lo mark 1
 check class_no_rate 2 "which rate\?" "$BQ" class add dev lo mark 1
 check class_rate_0 2 "rate '0' out of range" "$BQ" class add dev lo mark 1 rate 0

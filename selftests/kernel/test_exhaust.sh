@@ -3,6 +3,9 @@
 # the two live ones keep working, and a slot freed by a delete is usable
 # again. Afterwards no slot is owned, and the skbuff slab and the maps'
 # memory are back to their baselines.
+# Map allocation failure: bpf_fq's default maps (~110 MB) loaded from a
+# memory cgroup capped at 32 MB (map memory is charged to it) fail with
+# one line and leave no pin; the same load outside it works.
 . "$(dirname "$0")/lib.sh"
 . "$TOP/selftests/kernel/reliability_lib.sh"
 
@@ -25,4 +28,17 @@ note "instances: the third of --max-instances 2 refused; after a delete it fits"
 expect ip netns exec a tc qdisc del dev dummy0 root
 expect ip netns exec a tc qdisc del dev va root
 expect_no_leak fifo
+
+CG=/sys/fs/cgroup/bq_small
+echo +memory >/sys/fs/cgroup/cgroup.subtree_control 2>/dev/null || true
+mkdir -p $CG
+[ -e $CG/memory.max ] || skip "no memory controller in cgroup2: cannot cap map memory"
+echo 32M >$CG/memory.max
+expect_err 1 "cannot allocate the maps of bpf_fq" \
+	dash -c 'echo $$ >"$1/cgroup.procs" && exec "$2" load fq' - $CG "$BQ"
+rmdir $CG
+[ ! -e /sys/fs/bpf/bpfqdisc/fq ] || fail "a failed load left /sys/fs/bpf/bpfqdisc/fq"
+expect "$BQ" load fq >/dev/null
+note "allocation failure: bpf_fq's maps under a 32 MB memory cap refused in one line, no pin left"
+expect "$BQ" unload fq >/dev/null
 exit 0
