@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libFuzzer harness for the argument parsing of `bpfqdisc class`: the
+ * input, split into words at NUL bytes, is what follows "bpfqdisc class";
+ * the first word is the verb. It runs what bq_cmd_class runs before it
+ * checks privileges and looks for the qdisc: the verb check, parse_args
+ * (dev, root, parent, handle, the selector, rate, -j), and check_args with
+ * the selector (mark, priority as a number or MAJOR:MINOR, cgroup path)
+ * and the rate. Those parsers are static, so src/class.c is compiled in.
+ * "dev lo" comes first, so that inputs without a device of their own get
+ * past the device lookup to the selector and the rate.
+ */
+#include "../../src/class.c"	/* first: it sets the feature macros */
+#include <stdint.h>
+
+/* Used only after parsing, which is as far as this harness goes. */
+const struct bq_kind_meta *bq_kind_meta(const struct bq_kind *k) { return NULL; }
+int bq_open_map(const struct bq_kind *k, const char *map) { return -ENOENT; }
+int bq_read_params(const struct bq_kind *k, __u32 slot, struct bq_params *val) { return -ENOENT; }
+int bq_find_instance(int ifindex, __u32 parent, __u32 handle, const struct bq_kind **kind,
+		     struct bq_instance *inst)
+{
+	return -ENOENT;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char *text = malloc(size + 1), *args[66] = { "dev", "lo" };
+	struct class_req r = { .parent = TC_H_ROOT, .by = -1, .classes = -1, .aggs = -1 };
+	int n = 2;
+
+	if (!text)
+		return 0;
+	memcpy(text, data, size);
+	text[size] = '\0';
+	r.verb = text;
+	for (size_t i = strlen(text) + 1; i <= size && n < 66; i += strlen(text + i) + 1)
+		args[n++] = text + i;
+	if (!strcmp(r.verb, "add") || !strcmp(r.verb, "change") || !strcmp(r.verb, "del") ||
+	    !strcmp(r.verb, "show"))
+		parse_args(n, args, &r) ?: check_args(&r);
+	free(text);
+	return 0;
+}
