@@ -46,6 +46,17 @@ veth_pair() {
 	ip -n b link set lo up
 }
 
+# mq_of KIND: mq as the root of a's va (made by veth_pair 4) with KIND on
+# each of its 4 queues.
+mq_of() {
+	expect ip netns exec a tc qdisc replace dev va root handle 1: mq
+	for i in 1 2 3 4; do
+		expect ip netns exec a tc qdisc replace dev va parent 1:$i "$1"
+	done
+	n=$(ip netns exec a tc qdisc show dev va | grep -c "$1")
+	[ "$n" = 4 ] || fail "expected 4 $1 children, tc shows $n"
+}
+
 # qdisc_kind NS DEV: the kind of DEV's root qdisc.
 qdisc_kind() { ip netns exec "$1" tc qdisc show dev "$2" root | awk '{print $2; exit}'; }
 

@@ -19,18 +19,24 @@ maxq() { # samples qlen N times, prints the largest
 	done
 	echo $m
 }
+# fill FQSEND_ARGS...: 3 s of fqsend against the slow receiver; sets m (the
+# largest qlen seen) and drops; kernel_fq_line says what fq did.
+fill() {
+	ip netns exec a "$FQSEND" -c "$@" -d 3 -s 1000 $B 9 >/dev/null &
+	sleep 1
+	m=$(maxq 3)
+	wait $!
+	drops=$(tc_stat a va drops)
+}
+kernel_fq_line() { echo " fq: max qlen $m, $drops drops, $(kstat a va flows_plimit) flows_plimit;"; }
 
 # One socket, flow_limit 100 (the default).
 res=
 for kind in fq bpf_fq; do
 	expect ip netns exec a tc qdisc replace dev va root $kind
-	ip netns exec a "$FQSEND" -c -d 3 -s 1000 $B 9 >/dev/null &
-	sleep 1
-	m=$(maxq 3)
-	wait $!
-	drops=$(tc_stat a va drops)
+	fill
 	if [ $kind = fq ]; then
-		res="$res fq: max qlen $m, $drops drops, $(kstat a va flows_plimit) flows_plimit;"
+		res="$res$(kernel_fq_line)"
 		continue
 	fi
 	fl=$(bstat a va drops.flow_limit) ol=$(bstat a va drops.overlimit)
@@ -49,13 +55,9 @@ for kind in fq bpf_fq; do
 	else
 		expect "$BQ" -n a qdisc replace dev va root bpf_fq limit 200
 	fi
-	ip netns exec a "$FQSEND" -c -f 8 -d 3 -s 1000 $B 9 >/dev/null &
-	sleep 1
-	m=$(maxq 3)
-	wait $!
-	drops=$(tc_stat a va drops)
+	fill -f 8
 	if [ $kind = fq ]; then
-		res="$res fq: max qlen $m, $drops drops, $(kstat a va flows_plimit) flows_plimit;"
+		res="$res$(kernel_fq_line)"
 	else
 		[ "$m" -le 201 ] || fail "bpf_fq: qlen $m, limit 200"
 		[ "$drops" -gt 0 ] || fail "bpf_fq: no drops at limit 200"

@@ -5,12 +5,7 @@
 
 load_fq
 veth_pair 4
-expect ip netns exec a tc qdisc replace dev va root handle 1: mq
-for i in 1 2 3 4; do
-	expect ip netns exec a tc qdisc replace dev va parent 1:$i bpf_fq
-done
-n=$(ip netns exec a tc qdisc show dev va | grep -c bpf_fq)
-[ "$n" = 4 ] || fail "expected 4 bpf_fq children, tc shows $n"
+mq_of bpf_fq
 iperf_server b
 mbps=$(iperf_mbps a $B 3 -P 8)
 note "8 flows over mq/bpf_fq: $mbps Mbit/s"

@@ -3,12 +3,7 @@
 
 expect "$BQ" load fifo
 veth_pair 4
-expect ip netns exec a tc qdisc replace dev va root handle 1: mq
-for i in 1 2 3 4; do
-	expect ip netns exec a tc qdisc replace dev va parent 1:$i bpf_fifo
-done
-n=$(ip netns exec a tc qdisc show dev va | grep -c bpf_fifo)
-[ "$n" = 4 ] || fail "expected 4 bpf_fifo children, tc shows $n"
+mq_of bpf_fifo
 n=$("$BQ" list | grep -c '^  \(dev\|ifindex\)')
 [ "$n" = 4 ] || fail "expected 4 instances, list shows $n"
 
