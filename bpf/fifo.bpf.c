@@ -57,31 +57,4 @@ struct sk_buff *BPF_PROG(fifo_dequeue, struct Qdisc *sch)
 	return bq_dequeued(sch, q, bq_fifo_pop(q));
 }
 
-SEC("struct_ops")
-int BPF_PROG(fifo_init, struct Qdisc *sch, struct nlattr *opt,
-	     struct netlink_ext_ack *extack)
-{
-	return bq_instance_create(sch);
-}
-
-SEC("struct_ops")
-void BPF_PROG(fifo_reset, struct Qdisc *sch)
-{
-	bq_instance_reset(sch);
-}
-
-SEC("struct_ops")
-void BPF_PROG(fifo_destroy, struct Qdisc *sch)
-{
-	bq_instance_destroy(sch);
-}
-
-SEC(".struct_ops.link")
-struct Qdisc_ops fifo = {
-	.enqueue = (void *)fifo_enqueue,
-	.dequeue = (void *)fifo_dequeue,
-	.init = (void *)fifo_init,
-	.reset = (void *)fifo_reset,
-	.destroy = (void *)fifo_destroy,
-	.id = "bpf_fifo",
-};
+BQ_QDISC_OPS(fifo);

@@ -139,27 +139,11 @@ struct fq_sched {
 	__u64 sk_scratch;		/* see fq_sk_key() */
 };
 
-/* Sized by the loader: fq_state max_instances, the others x ring_slots. */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, BQ_DEFAULT_MAX_INSTANCES);
-	__type(key, u32);
-	__type(value, struct fq_sched);
-} fq_state SEC(".maps");
+BQ_STATE(struct fq_sched);
 
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, BQ_DEFAULT_MAX_INSTANCES * BQ_DEFAULT_RING_SLOTS);
-	__type(key, u32);
-	__type(value, struct fq_flow);
-} fq_flows SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, BQ_DEFAULT_MAX_INSTANCES * BQ_DEFAULT_RING_SLOTS);
-	__type(key, u32);
-	__type(value, __u32);
-} fq_buckets SEC(".maps");
+/* Flows and the hash table: a region of --ring-slots entries per instance. */
+BQ_SLOT_MAP(fq_flows, BPF_MAP_TYPE_ARRAY, u32, struct fq_flow, BQ_PER_RING, 0);
+BQ_SLOT_MAP(fq_buckets, BPF_MAP_TYPE_ARRAY, u32, __u32, BQ_PER_RING, 0);
 
 /* Per-packet flags in qdisc_skb_cb(skb)->data. */
 #define FQ_CB_ORPHAN	1	/* no usable socket: no sk_pacing_rate */
@@ -406,7 +390,7 @@ static __always_inline bool fq_we_pace(struct sock *sk, bool orphan, u8 cb)
 
 static __always_inline struct fq_sched *fq_sched_of(const struct bq_instance *q)
 {
-	return bpf_map_lookup_elem(&fq_state, &q->slot);
+	return bq_state(q);
 }
 
 SEC("struct_ops")
@@ -733,6 +717,13 @@ struct sk_buff *BPF_PROG(fq_dequeue, struct Qdisc *sch)
 
 /* --- init, reset, destroy ------------------------------------------------ */
 
+/* A zeroed state is empty but for the throttled heap's "nothing due". */
+static int fq_setup(struct bq_instance *q, struct fq_sched *st)
+{
+	st->time_next_delayed_flow = FQ_NONE;
+	return 0;
+}
+
 /* Free every packet and every flow; parameters and counters stay. */
 static __noinline void fq_purge(struct Qdisc *sch, struct bq_instance *q, struct fq_sched *st)
 {
@@ -751,63 +742,9 @@ static __noinline void fq_purge(struct Qdisc *sch, struct bq_instance *q, struct
 		}
 		f->state = F_FREE;
 	}
-	__builtin_memset(st, 0, sizeof(*st));
-	st->time_next_delayed_flow = FQ_NONE;
 	q->cnt.x[X_FLOWS] = 0;
 	q->cnt.x[X_INACTIVE] = 0;
 	q->cnt.x[X_THROTTLED] = 0;
 }
 
-SEC("struct_ops")
-int BPF_PROG(fq_init, struct Qdisc *sch, struct nlattr *opt,
-	     struct netlink_ext_ack *extack)
-{
-	struct bq_instance *q;
-	struct fq_sched *st;
-	int err;
-
-	err = bq_instance_create(sch);
-	if (err)
-		return err;
-	q = bq_instance(sch);
-	st = q ? fq_sched_of(q) : NULL;
-	if (!st) {
-		bq_instance_destroy(sch);
-		return -ENOMEM;
-	}
-	__builtin_memset(st, 0, sizeof(*st));
-	st->time_next_delayed_flow = FQ_NONE;
-	return 0;
-}
-
-SEC("struct_ops")
-void BPF_PROG(fq_reset, struct Qdisc *sch)
-{
-	struct bq_instance *q = bq_instance(sch);
-	struct fq_sched *st = q ? fq_sched_of(q) : NULL;
-
-	if (st)
-		fq_purge(sch, q, st);
-	bq_instance_reset(sch);
-}
-
-SEC("struct_ops")
-void BPF_PROG(fq_destroy, struct Qdisc *sch)
-{
-	struct bq_instance *q = bq_instance(sch);
-	struct fq_sched *st = q ? fq_sched_of(q) : NULL;
-
-	if (st)
-		fq_purge(sch, q, st);
-	bq_instance_destroy(sch);
-}
-
-SEC(".struct_ops.link")
-struct Qdisc_ops fq = {
-	.enqueue = (void *)fq_enqueue,
-	.dequeue = (void *)fq_dequeue,
-	.init = (void *)fq_init,
-	.reset = (void *)fq_reset,
-	.destroy = (void *)fq_destroy,
-	.id = "bpf_fq",
-};
+BQ_QDISC_OPS(fq, fq_setup, fq_purge);

@@ -92,7 +92,7 @@ BQ_XSTATS(
 	{ "agg_overflow", BQ_COUNTER },		/* packets of keys with no room */
 );
 
-/* Per instance, indexed by slot. */
+/* Per instance. */
 struct hbm_sched {
 	struct bq_pool_state pool;
 	struct bq_tq ready;		/* backlogged aggregates, by head time */
@@ -107,33 +107,13 @@ struct hbm_agg {
 	__u32 pad;
 };
 
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, BQ_DEFAULT_MAX_INSTANCES);
-	__type(key, u32);
-	__type(value, struct hbm_sched);
-} hbm_state SEC(".maps");
+BQ_STATE(struct hbm_sched);
 
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, BQ_DEFAULT_MAX_INSTANCES * HBM_AGGS);
-	__type(key, u32);
-	__type(value, struct hbm_agg);
-} hbm_aggs SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, BQ_DEFAULT_MAX_INSTANCES * HBM_AGGS);
-	__type(key, struct hbm_class_key);
-	__type(value, u32);
-} hbm_agg_ids SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, BQ_DEFAULT_MAX_INSTANCES * HBM_AGGS);
-	__type(key, struct hbm_class_key);
-	__type(value, struct hbm_class);
-} hbm_classes SEC(".maps");
+/* Aggregates, their ids and classes: HBM_AGGS per instance. */
+BQ_SLOT_MAP(hbm_aggs, BPF_MAP_TYPE_ARRAY, u32, struct hbm_agg, HBM_AGGS, BQ_MAP_PIN);
+BQ_SLOT_MAP(hbm_agg_ids, BPF_MAP_TYPE_HASH, struct hbm_class_key, u32, HBM_AGGS, 0);
+BQ_SLOT_MAP(hbm_classes, BPF_MAP_TYPE_HASH, struct hbm_class_key, struct hbm_class, HBM_AGGS,
+	    BQ_MAP_PIN);
 
 void *bpf_cast_to_kern_ctx(void *obj) __ksym;
 
@@ -195,11 +175,6 @@ static __always_inline bool few_in_flight(struct sk_buff *skb)
 }
 
 /* --- aggregates ---------------------------------------------------------- */
-
-static __always_inline struct hbm_sched *hbm_sched_of(const struct bq_instance *q)
-{
-	return bpf_map_lookup_elem(&hbm_state, &q->slot);
-}
 
 static __always_inline struct hbm_agg *agg_at(const struct bq_instance *q, u32 idx)
 {
@@ -289,7 +264,7 @@ int BPF_PROG(hbm_enqueue, struct sk_buff *skb, struct Qdisc *sch,
 {
 	struct bq_instance *q = bq_instance(sch);
 	const struct bq_params *p = q ? bq_params_of(q) : NULL;
-	struct hbm_sched *st = q ? hbm_sched_of(q) : NULL;
+	struct hbm_sched *st = q ? bq_state(q) : NULL;
 	u64 now, len, send, next;
 	struct hbm_agg *a;
 	bool was_idle;
@@ -344,7 +319,7 @@ SEC("struct_ops")
 struct sk_buff *BPF_PROG(hbm_dequeue, struct Qdisc *sch)
 {
 	struct bq_instance *q = bq_instance(sch);
-	struct hbm_sched *st = q ? hbm_sched_of(q) : NULL;
+	struct hbm_sched *st = q ? bq_state(q) : NULL;
 	u64 now, time, next;
 	struct sk_buff *skb;
 	struct hbm_agg *a;
@@ -372,7 +347,16 @@ struct sk_buff *BPF_PROG(hbm_dequeue, struct Qdisc *sch)
 
 /* --- init, reset, destroy ------------------------------------------------- */
 
-/* Free every packet and aggregate, then make aggregate 1 (key 0) again. */
+/* The heap must hold every aggregate; aggregate 1 (key 0) always exists. */
+static int hbm_setup(struct bq_instance *q, struct hbm_sched *st)
+{
+	if (bq_ring_slots <= HBM_AGGS)
+		return -EINVAL;
+	agg_find(q, st, 0);
+	return 0;
+}
+
+/* Free every packet and aggregate. */
 static __noinline void hbm_purge(struct Qdisc *sch, struct bq_instance *q, struct hbm_sched *st)
 {
 	struct hbm_class_key k = { .slot = q->slot };
@@ -387,9 +371,7 @@ static __noinline void hbm_purge(struct Qdisc *sch, struct bq_instance *q, struc
 		k.id = a->info.id;
 		bpf_map_delete_elem(&hbm_agg_ids, &k);
 	}
-	__builtin_memset(st, 0, sizeof(*st));
 	q->cnt.x[X_AGGS] = 0;
-	agg_find(q, st, 0);
 }
 
 static long forget_class(struct bpf_map *map, struct hbm_class_key *k, struct hbm_class *c,
@@ -400,67 +382,15 @@ static long forget_class(struct bpf_map *map, struct hbm_class_key *k, struct hb
 	return 0;
 }
 
-SEC("struct_ops")
-int BPF_PROG(hbm_init, struct Qdisc *sch, struct nlattr *opt,
-	     struct netlink_ext_ack *extack)
+/* Classes are configuration: a reset keeps them, the qdisc's end does not. */
+static __always_inline void hbm_release(struct bq_instance *q, struct hbm_sched *st)
 {
-	struct bq_instance *q;
-	struct hbm_sched *st;
-	int err;
+	u32 slot = q->slot;
 
-	/* hbm_state and hbm_aggs are sized for the default instance count,
-	 * and the heap must hold every aggregate. */
-	if (bq_ring_slots <= HBM_AGGS)
-		return -EINVAL;
-	err = bq_instance_create(sch);
-	if (err)
-		return err;
-	q = bq_instance(sch);
-	st = q && q->slot < BQ_DEFAULT_MAX_INSTANCES ? hbm_sched_of(q) : NULL;
-	if (!st) {
-		bq_instance_destroy(sch);
-		return -ENOSPC;
-	}
-	__builtin_memset(st, 0, sizeof(*st));
-	agg_find(q, st, 0);
-	return 0;
+	bpf_for_each_map_elem(&hbm_classes, forget_class, &slot, 0);
 }
 
-SEC("struct_ops")
-void BPF_PROG(hbm_reset, struct Qdisc *sch)
-{
-	struct bq_instance *q = bq_instance(sch);
-	struct hbm_sched *st = q ? hbm_sched_of(q) : NULL;
-
-	if (st)
-		hbm_purge(sch, q, st);
-	bq_instance_reset(sch);
-}
-
-SEC("struct_ops")
-void BPF_PROG(hbm_destroy, struct Qdisc *sch)
-{
-	struct bq_instance *q = bq_instance(sch);
-	struct hbm_sched *st = q ? hbm_sched_of(q) : NULL;
-	u32 slot;
-
-	if (st) {
-		hbm_purge(sch, q, st);
-		slot = q->slot;
-		bpf_for_each_map_elem(&hbm_classes, forget_class, &slot, 0);
-	}
-	bq_instance_destroy(sch);
-}
-
-SEC(".struct_ops.link")
-struct Qdisc_ops hbm = {
-	.enqueue = (void *)hbm_enqueue,
-	.dequeue = (void *)hbm_dequeue,
-	.init = (void *)hbm_init,
-	.reset = (void *)hbm_reset,
-	.destroy = (void *)hbm_destroy,
-	.id = "bpf_hbm",
-};
+BQ_QDISC_OPS(hbm, hbm_setup, hbm_purge, hbm_release);
 
 /* --- the companion marker ------------------------------------------------- */
 

@@ -5,11 +5,17 @@
  * A qdisc file holds its policy and nothing else. This header owns:
  *   - the qdisc kfuncs, which the kernel only lets enqueue/dequeue call in
  *     the combinations noted below;
- *   - per-instance state: bq_instance_create() at .init claims a slot (owned
- *     by the Qdisc pointer, remembered in Qdisc.limit) and its struct
- *     bq_instance, bq_instance() finds it on the fast path with two array
- *     lookups, bq_instance_destroy() gives both back. Globals would be
- *     shared by every qdisc of this kind: both ends of a veth, every mq child;
+ *   - per-instance state: .init claims a slot (owned by the Qdisc pointer,
+ *     remembered in Qdisc.limit) and its struct bq_instance, bq_instance()
+ *     finds it on the fast path with two array lookups, .destroy gives both
+ *     back. Globals would be shared by every qdisc of this kind: both ends
+ *     of a veth, every mq child. A kind's own state per instance is one
+ *     line, BQ_STATE(struct T), found with bq_state(q); its maps with a
+ *     region per instance are declared with BQ_SLOT_MAP(), and the loader
+ *     sizes them all for --max-instances (and --ring-slots);
+ *   - init, reset and destroy: BQ_QDISC_OPS(name) emits them with the
+ *     struct_ops; a kind with state gives two hooks, one to set up a zeroed
+ *     state and one to free what it holds (see BQ_QDISC_OPS below);
  *   - the skb plumbing: a FIFO ring of skb kptrs per instance. The ops of
  *     one instance run under its qdisc lock, so a ring index needs no atomics
  *     and one bpf_kptr_xchg() stores or takes an skb: no allocation per packet;
@@ -51,43 +57,43 @@ void bpf_qdisc_bstats_update(struct Qdisc *sch, const struct sk_buff *skb) __ksy
 const volatile __u32 bq_ring_slots = BQ_DEFAULT_RING_SLOTS;
 const volatile __u32 bq_max_instances = BQ_DEFAULT_MAX_INSTANCES;
 
+/*
+ * BQ_SLOT_MAP(map, BPF_MAP_TYPE_ARRAY, key, value, n, flags): a map with n
+ * entries per instance slot (BQ_PER_RING: --ring-slots of them), so that
+ * instance `slot` owns keys slot * n .. slot * n + n - 1 of an array. The
+ * loader sizes it for --max-instances and pins it with BQ_MAP_PIN.
+ */
+#define BQ_SLOT_MAP_DEF(map, mtype, K, V, n)				\
+	struct {							\
+		__uint(type, mtype);					\
+		__uint(max_entries, BQ_DEFAULT_MAX_INSTANCES *		\
+				    ((n) ? (n) : BQ_DEFAULT_RING_SLOTS)); \
+		__type(key, K);						\
+		__type(value, V);					\
+	} map SEC(".maps")
+#define BQ_SLOT_MAP_DESC(map, n, flags)					\
+	const struct bq_map_desc bq_slot_map_##map SEC(".rodata.bq_maps") = \
+		{ #map, n, flags }
+#define BQ_SLOT_MAP(map, mtype, K, V, n, flags)				\
+	BQ_SLOT_MAP_DEF(map, mtype, K, V, n);				\
+	BQ_SLOT_MAP_DESC(map, n, flags)
+
 struct bq_skb_slot {
 	struct sk_buff __kptr *skb;
 };
 
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, BQ_DEFAULT_MAX_INSTANCES);
-	__type(key, u32);
-	__type(value, struct bq_instance);
-} bq_instances SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, BQ_DEFAULT_MAX_INSTANCES);
-	__type(key, u32);
-	__type(value, u64);
-} bq_slots SEC(".maps");
+BQ_SLOT_MAP(bq_instances, BPF_MAP_TYPE_ARRAY, u32, struct bq_instance, 1, BQ_MAP_PIN);
+BQ_SLOT_MAP(bq_slots, BPF_MAP_TYPE_ARRAY, u32, u64, 1, BQ_MAP_PIN);
 
 /*
  * A qdisc that keeps its packets elsewhere (the skb pool below) defines
  * BQ_NO_FIFO before including this header: no ring, no memory for it.
  */
 #ifndef BQ_NO_FIFO
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, BQ_DEFAULT_MAX_INSTANCES * BQ_DEFAULT_RING_SLOTS);
-	__type(key, u32);
-	__type(value, struct bq_skb_slot);
-} bq_fifo_ring SEC(".maps");
+BQ_SLOT_MAP(bq_fifo_ring, BPF_MAP_TYPE_ARRAY, u32, struct bq_skb_slot, BQ_PER_RING, 0);
 #endif
 
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, BQ_DEFAULT_MAX_INSTANCES);
-	__type(key, u32);
-	__type(value, struct bq_params);
-} bq_params SEC(".maps");
+BQ_SLOT_MAP(bq_params, BPF_MAP_TYPE_ARRAY, u32, struct bq_params, 1, BQ_MAP_PIN);
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -298,12 +304,7 @@ struct bq_pkt {
 	__u32 aux;		/* the qdisc's own, per packet */
 };
 
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, BQ_DEFAULT_MAX_INSTANCES * BQ_DEFAULT_RING_SLOTS);
-	__type(key, u32);
-	__type(value, struct bq_pkt);
-} bq_pool SEC(".maps");
+BQ_SLOT_MAP(bq_pool, BPF_MAP_TYPE_ARRAY, u32, struct bq_pkt, BQ_PER_RING, 0);
 
 /* Per instance, in the qdisc's own state; all zero is an empty pool. */
 struct bq_pool_state {
@@ -501,12 +502,7 @@ struct bq_tq_ent {
 	__u32 pad;
 };
 
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, BQ_DEFAULT_MAX_INSTANCES * BQ_DEFAULT_RING_SLOTS);
-	__type(key, u32);
-	__type(value, struct bq_tq_ent);
-} bq_timeq SEC(".maps");
+BQ_SLOT_MAP(bq_timeq, BPF_MAP_TYPE_ARRAY, u32, struct bq_tq_ent, BQ_PER_RING, 0);
 
 /* Per instance, in the qdisc's own state; zero is empty. */
 struct bq_tq {
@@ -696,5 +692,126 @@ static __always_inline void bq_instance_destroy(struct Qdisc *sch)
 	__builtin_memset(q, 0, sizeof(*q));
 	bq_slot_release(slot);
 }
+
+/* --- the kind's own state -------------------------------------------------- *
+ *
+ * BQ_STATE(struct fq_sched), after the struct: one per instance, in the
+ * framework's bq_states map (a slot map of 1), found with bq_state(q) on
+ * the fast path (one more array lookup). BQ_QDISC_OPS then takes the
+ * kind's hooks: the framework zeroes the state and calls them.
+ */
+#define BQ_STATE(T)							\
+	BQ_SLOT_MAP_DEF(bq_states, BPF_MAP_TYPE_ARRAY, u32, T, 1);	\
+	static __always_inline T *bq_state(const struct bq_instance *q)	\
+	{								\
+		return bpf_map_lookup_elem(&bq_states, &q->slot);	\
+	}								\
+	BQ_SLOT_MAP_DESC(bq_states, 1, 0)
+
+/* --- the ops --------------------------------------------------------------- *
+ *
+ * BQ_QDISC_OPS(fifo) emits the struct_ops of kind bpf_fifo: fifo_enqueue
+ * and fifo_dequeue are the kind's; init, reset and destroy the framework's.
+ * A kind with BQ_STATE names its hooks too:
+ *	BQ_QDISC_OPS(fq, fq_setup, fq_purge)
+ *	BQ_QDISC_OPS(hbm, hbm_setup, hbm_purge, hbm_release)
+ *   int setup(q, st)	   st is all zero: make it an empty state, at init
+ *			   and after every reset. Non-zero refuses the qdisc
+ *			   at init (as tc's error).
+ *   void purge(sch, q, st) free every packet (bq_purged()) and entry the
+ *			   state holds; at reset and at destroy.
+ *   void release(q, st)   destroy only, after purge: what a reset keeps
+ *			   (per-instance configuration).
+ */
+#define BQ_NO_RELEASE(q, st)
+
+/* The five ops: init, reset and destroy each call one function of sch. */
+#define BQ_OPS_EMIT(name, on_init, on_reset, on_destroy)		\
+	SEC("struct_ops")						\
+	int BPF_PROG(name##_init, struct Qdisc *sch, struct nlattr *opt, \
+		     struct netlink_ext_ack *extack)			\
+	{								\
+		return on_init(sch);					\
+	}								\
+	SEC("struct_ops")						\
+	void BPF_PROG(name##_reset, struct Qdisc *sch)			\
+	{								\
+		on_reset(sch);						\
+	}								\
+	SEC("struct_ops")						\
+	void BPF_PROG(name##_destroy, struct Qdisc *sch)		\
+	{								\
+		on_destroy(sch);					\
+	}								\
+	SEC(".struct_ops.link")						\
+	struct Qdisc_ops name = {					\
+		.enqueue = (void *)name##_enqueue,			\
+		.dequeue = (void *)name##_dequeue,			\
+		.init = (void *)name##_init,				\
+		.reset = (void *)name##_reset,				\
+		.destroy = (void *)name##_destroy,			\
+		.id = "bpf_" #name,					\
+	}
+
+#define BQ_OPS_STATELESS(name)						\
+	BQ_OPS_EMIT(name, bq_instance_create, bq_instance_reset, bq_instance_destroy)
+
+#define BQ_OPS_STATE(name, setup, purge, release)			\
+	static __always_inline int name##_state_init(struct Qdisc *sch)	\
+	{								\
+		struct bq_instance *q;					\
+		int err = bq_instance_create(sch);			\
+									\
+		if (err)						\
+			return err;					\
+		q = bq_instance(sch);					\
+		__auto_type st = q ? bq_state(q) : NULL;		\
+		if (!st) {						\
+			err = -ENOMEM;					\
+		} else {						\
+			__builtin_memset(st, 0, sizeof(*st));		\
+			err = setup(q, st);				\
+		}							\
+		if (err)						\
+			bq_instance_destroy(sch);			\
+		return err;						\
+	}								\
+	/* Reset leaves an empty state behind; destroy, nothing. */	\
+	static __always_inline void name##_state_purge(struct Qdisc *sch, \
+						       bool destroying)	\
+	{								\
+		struct bq_instance *q = bq_instance(sch);		\
+		__auto_type st = q ? bq_state(q) : NULL;		\
+									\
+		if (!st)						\
+			return;						\
+		purge(sch, q, st);					\
+		if (destroying) {					\
+			release(q, st);					\
+		} else {						\
+			__builtin_memset(st, 0, sizeof(*st));		\
+			setup(q, st);					\
+		}							\
+	}								\
+	static __always_inline void name##_state_reset(struct Qdisc *sch) \
+	{								\
+		name##_state_purge(sch, false);				\
+		bq_instance_reset(sch);					\
+	}								\
+	static __always_inline void name##_state_destroy(struct Qdisc *sch) \
+	{								\
+		name##_state_purge(sch, true);				\
+		bq_instance_destroy(sch);				\
+	}								\
+	BQ_OPS_EMIT(name, name##_state_init, name##_state_reset, name##_state_destroy)
+
+#define BQ_OPS_WITH_STATE(name, setup, purge)				\
+	BQ_OPS_STATE(name, setup, purge, BQ_NO_RELEASE)
+#define BQ_OPS_BAD_ARGS(...)						\
+	_Static_assert(0, "BQ_QDISC_OPS(name) or (name, setup, purge[, release])")
+#define BQ_OPS_PICK(_1, _2, _3, _4, ops, ...) ops
+#define BQ_QDISC_OPS(...)						\
+	BQ_OPS_PICK(__VA_ARGS__, BQ_OPS_STATE, BQ_OPS_WITH_STATE, BQ_OPS_BAD_ARGS, \
+		    BQ_OPS_STATELESS, )(__VA_ARGS__)
 
 #endif /* BPFQDISC_BPF_H */

@@ -17,6 +17,8 @@
  *                        the defaults, so no packet sees the defaults
  *   bq_defaults   ARRAY  [0] -> struct bq_params an instance starts with
  *   bq_fifo_ring  ARRAY  slot * ring_slots + i -> queued skb (kptr)
+ *   bq_states     ARRAY  slot -> the kind's own state (BQ_STATE(), if any)
+ * and the kind's own maps with a region per slot (BQ_SLOT_MAP()).
  * Included by both BPF (after vmlinux.h) and user space (after linux/types.h).
  */
 #ifndef BPFQDISC_H
@@ -85,6 +87,22 @@ enum bq_xstat_type {
 struct bq_xstat_desc {
 	char name[24];
 	__u32 type;		/* enum bq_xstat_type */
+};
+
+/*
+ * A map with a region of per_slot entries per instance slot, declared with
+ * BQ_SLOT_MAP(); the entries land in .rodata.bq_maps. The loader sizes it
+ * max_instances * per_slot entries (* ring_slots for BQ_PER_RING) and pins
+ * it if flags has BQ_MAP_PIN (user space reads it).
+ */
+#define BQ_PER_RING		0
+#define BQ_MAP_PIN		1
+#define BQ_MAX_SLOT_MAPS	32
+
+struct bq_map_desc {
+	char name[24];
+	__u32 per_slot;
+	__u32 flags;
 };
 
 /* Per-kind parameter values, indexed as the kind's BQ_PARAMS() table. */

@@ -18,11 +18,8 @@
 #include <bpf/libbpf.h>
 #include "lib.h"
 
-/* Maps that user space reads after load; a kind's own only if it has them. */
-static const char *const pinned_maps[] = {
-	"bq_instances", "bq_defaults", "bq_slots", "bq_params", "bq_pending",
-	"hbm_classes", "hbm_aggs",
-};
+/* Maps user space reads after load, besides the slot maps marked BQ_MAP_PIN. */
+static const char *const pinned_maps[] = { "bq_defaults", "bq_pending" };
 
 static void pin_path(char *buf, size_t len, const struct bq_kind *k, const char *what)
 {
@@ -129,28 +126,33 @@ static int set_rodata_u32(struct bpf_object *obj, const char *name, __u32 val)
 	return -ENOENT;
 }
 
-static int size_maps(struct bpf_object *obj, const struct bq_load_opts *o)
+/* The object's slot maps (BQ_SLOT_MAP()): the framework's and the kind's. */
+static size_t slot_maps(struct bpf_object *obj, struct bq_map_desc *d)
 {
-	/* optional: per-slot maps that only some kinds have (a kind that keeps
-	 * its packets in the skb pool has no FIFO ring) */
-	struct { const char *name; __u32 entries; bool optional; } sizes[] = {
-		{ "bq_instances", o->max_instances, false },
-		{ "bq_slots", o->max_instances, false },
-		{ "bq_params", o->max_instances, false },
-		{ "bq_fifo_ring", o->max_instances * o->ring_slots, true },
-		{ "bq_pool", o->max_instances * o->ring_slots, true },
-		{ "bq_timeq", o->max_instances * o->ring_slots, true },
-		{ "fq_state", o->max_instances, true },
-		{ "fq_flows", o->max_instances * o->ring_slots, true },
-		{ "fq_buckets", o->max_instances * o->ring_slots, true },
-	};
+	return read_table(obj, ".rodata.bq_maps", d, sizeof(*d), BQ_MAX_SLOT_MAPS);
+}
 
-	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
-		struct bpf_map *m = bpf_object__find_map_by_name(obj, sizes[i].name);
+/*
+ * Every slot map gets a region per instance. -ENOENT: not a bpfqdisc
+ * object; -E2BIG: a map would outgrow BQ_MAX_TOTAL_SLOTS (named in *big).
+ */
+static int size_maps(struct bpf_object *obj, const struct bq_load_opts *o, const char **big)
+{
+	struct bq_map_desc d[BQ_MAX_SLOT_MAPS];
+	size_t n = slot_maps(obj, d);
 
-		if (!m && sizes[i].optional)
-			continue;
-		if (!m || bpf_map__set_max_entries(m, sizes[i].entries))
+	if (!bpf_object__find_map_by_name(obj, "bq_instances"))
+		return -ENOENT;
+	for (size_t i = 0; i < n; i++) {
+		struct bpf_map *m = bpf_object__find_map_by_name(obj, d[i].name);
+		__u64 entries = (__u64)o->max_instances * (d[i].per_slot ?: o->ring_slots);
+
+		if (!m)
+			return -ENOENT;
+		*big = bpf_map__name(m);
+		if (entries > BQ_MAX_TOTAL_SLOTS)
+			return -E2BIG;
+		if (bpf_map__set_max_entries(m, entries))
 			return -ENOENT;
 	}
 	if (set_rodata_u32(obj, "bq_ring_slots", o->ring_slots) ||
@@ -231,8 +233,20 @@ int bq_attach_egress(const struct bq_kind *k, int ifindex)
 	return err;
 }
 
+static int pin_map(const struct bq_kind *k, struct bpf_object *obj, const char *name)
+{
+	struct bpf_map *m = bpf_object__find_map_by_name(obj, name);
+	char path[256];
+
+	if (!m)
+		return -ENOENT;
+	pin_path(path, sizeof(path), k, bpf_map__name(m));
+	return bpf_map__pin(m, path);
+}
+
 static int pin_all(const struct bq_kind *k, struct bpf_object *obj, struct bpf_link *link)
 {
+	struct bq_map_desc d[BQ_MAX_SLOT_MAPS];
 	char path[256];
 	int err;
 
@@ -240,12 +254,12 @@ static int pin_all(const struct bq_kind *k, struct bpf_object *obj, struct bpf_l
 	if (mkdir(path, 0700) && errno != EEXIST)
 		return -errno;
 	for (size_t i = 0; i < sizeof(pinned_maps) / sizeof(pinned_maps[0]); i++) {
-		struct bpf_map *m = bpf_object__find_map_by_name(obj, pinned_maps[i]);
-
-		if (!m)
-			continue;	/* another kind's own */
-		pin_path(path, sizeof(path), k, pinned_maps[i]);
-		err = bpf_map__pin(m, path);
+		err = pin_map(k, obj, pinned_maps[i]);
+		if (err)
+			return err;
+	}
+	for (size_t i = 0, n = slot_maps(obj, d); i < n; i++) {
+		err = d[i].flags & BQ_MAP_PIN ? pin_map(k, obj, d[i].name) : 0;
 		if (err)
 			return err;
 	}
@@ -311,6 +325,7 @@ static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list 
 int bq_load(const struct bq_kind *k, const struct bq_load_opts *o)
 {
 	struct bpf_object *obj;
+	const char *big = NULL;
 	int err;
 
 	if (bq_is_loaded(k)) {
@@ -321,7 +336,12 @@ int bq_load(const struct bq_kind *k, const struct bq_load_opts *o)
 	obj = open_kind(k);
 	if (!obj)
 		return BQ_EXIT_FAIL;
-	if (size_maps(obj, o)) {
+	err = size_maps(obj, o, &big);
+	if (err == -E2BIG) {
+		bq_err("--max-instances %u is too many for %s: its map %s would exceed %u entries",
+		       o->max_instances, k->kind, big, BQ_MAX_TOTAL_SLOTS);
+		err = BQ_EXIT_USAGE;
+	} else if (err) {
 		bq_err("the %s object lacks the bpfqdisc framework maps", k->kind);
 		err = BQ_EXIT_FAIL;
 	} else {
