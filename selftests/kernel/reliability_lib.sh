@@ -21,7 +21,8 @@ slots_used() {
 listed_instances() { "$BQ" list | grep -c '^  ifindex' || true; }
 
 # leak_baseline: skbuff slab and map memory before the scenario (call it
-# before loading the kinds). A qdisc of an earlier test may still be going
+# before loading the kinds, and after slow_receiver: its XDP program's maps
+# stay until the veth goes). A qdisc of an earlier test may still be going
 # away with its netns (the kernel does that from a work queue), holding its
 # kind's maps: wait for those first.
 leak_baseline() {
@@ -31,13 +32,13 @@ leak_baseline() {
 }
 
 # wait_for SECS CMD...: until CMD succeeds, polled every 0.1 s; fails
-# (returns 1) after SECS.
+# (returns 1) after SECS of wall time. Counting polls instead undercounts
+# badly under TCG, where one poll of bpftool and jq took ~0.35 s.
 wait_for() {
-	tries=$(($1 * 10))
+	end=$(($(date +%s) + $1))
 	shift
 	until "$@"; do
-		tries=$((tries - 1))
-		[ $tries -gt 0 ] || return 1
+		[ "$(date +%s)" -lt $end ] || return 1
 		sleep 0.1
 	done
 }

@@ -1,0 +1,54 @@
+# bpf_hbm's aggregate table full: a qdisc holds HBM_AGGS - 1 = 255
+# aggregates until it is reset, and packets of keys seen after that share
+# the aggregate of key 0, counted in agg_overflow (bpf/hbm.bpf.c). Here,
+# classified by mark, pings with 300 different marks (plus unmarked ARP):
+# the table fills at 255, the rest are counted as overflow and still get
+# through (nothing dropped for want of room, nothing passed uncounted), a
+# reset empties the table, and nothing leaks.
+. "$(dirname "$0")/lib.sh"
+. "$TOP/selftests/kernel/reliability_lib.sh"
+
+# ping_marks FIRST LAST: one ping with each mark from FIRST to LAST, 25 at
+# a time; the exit status of each does not matter, the counters do.
+ping_marks() {
+	ip netns exec a dash -c '
+		m=$1
+		while [ $m -le $2 ]; do
+			ping -q -c 1 -W 2 -m $m $3 >/dev/null 2>&1 &
+			[ $((m % 25)) != 0 ] || wait
+			m=$((m + 1))
+		done
+		wait' - "$1" "$2" $B
+}
+
+hstat() { "$BQ" -n a stats dev va -j | jq -r ".[0].bpf.$1"; }
+
+veth_pair
+leak_baseline
+load_kinds hbm
+expect "$BQ" -n a qdisc add dev va root bpf_hbm classify 1
+ping_marks 1 300
+aggs=$(hstat aggregates) over=$(hstat agg_overflow)
+note "300 marks: $aggs aggregates, $over packets counted as overflow"
+[ "$aggs" = 255 ] || fail "$aggs aggregates, the table holds 255"
+[ "$over" -ge 40 ] || fail "agg_overflow $over for 45 marks with no room"
+expect ip netns exec a ping -q -c 3 -i 0.2 -W 2 -m 1000 $B >/dev/null
+over2=$(hstat agg_overflow)
+[ "$over2" -ge $((over + 3)) ] || fail "3 pings of a new mark: agg_overflow $over -> $over2"
+json=$("$BQ" -n a stats dev va -j)
+echo "$json" | jq -e '.[0].drops == 0' >/dev/null || fail "packets dropped: $json"
+"$BQ" -n a class show dev va -j | jq -e 'any(.[]; .mark == "1000") | not' >/dev/null ||
+	fail "mark 1000 got an aggregate in a full table"
+
+expect ip -n a link set va down
+expect ip -n a link set va up
+expect ip netns exec a ping -q -c 3 -i 0.2 -W 2 -m 1000 $B >/dev/null
+aggs=$(hstat aggregates)
+note "after a reset: $aggs aggregates"
+[ "$aggs" -le 3 ] || fail "$aggs aggregates after a reset"
+"$BQ" -n a class show dev va -j | jq -e 'any(.[]; .mark == "1000")' >/dev/null ||
+	fail "mark 1000 has no aggregate after a reset: $("$BQ" -n a class show dev va)"
+
+expect ip netns exec a tc qdisc del dev va root
+expect_no_leak hbm
+exit 0
