@@ -1,14 +1,16 @@
 # Reset (link down) and destroy (delete) with packets queued free every
-# skb: the skbuff slab returns to its baseline. At least 1000 skbs are
-# queued in all; sockets, NAPI caches and neighbours hold up to ~150 more
-# for a while whatever the qdisc, so the margin is 400.
+# skb: the skbuff slab returns to its baseline, and once bpf_fifo is
+# unloaded so does the maps' memory. At least 1000 skbs are queued in all;
+# sockets, NAPI caches and neighbours hold up to ~150 more for a while
+# whatever the qdisc, so the margin is 400 (reliability_lib.sh).
 . "$(dirname "$0")/lib.sh"
+. "$TOP/selftests/kernel/reliability_lib.sh"
 
-expect "$BQ" load fifo
 veth_pair
 slow_receiver
+leak_baseline
+expect "$BQ" load fifo
 expect ip netns exec a tc qdisc replace dev va root bpf_fifo
-base=$(skb_slab)
 udp_flood 40
 
 wait_backlog a va 500 10 || fail "no queue built: $(ip netns exec a tc -s qdisc show dev va)"
@@ -28,8 +30,5 @@ expect ip netns exec a tc qdisc del dev va root
 note "destroyed with $queued packets queued"
 
 stop_floods
-if ! wait_slab_below $((base + 400)) 10; then
-	fail "skbuff slab at $(skb_slab) objects, baseline $base"
-fi
-note "skbuff slab: baseline $base, after $(skb_slab)"
+expect_no_leak fifo
 exit 0
