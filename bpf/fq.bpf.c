@@ -261,29 +261,43 @@ static __always_inline bool fq_flow_free(const struct bq_instance *q, struct fq_
 }
 
 /*
- * Free one idle flow if there is one older than min_age (ns >> 20 units):
- * the least recently detached, else an empty flow at the head of
- * old_flows. sch_fq collects detached flows only; but while new flows keep
- * arriving to an almost empty queue, old_flows is never visited, and the
- * flows served once pile up there, empty and never detached (sch_fq's
- * inactive flows). With a bounded table they must be reclaimed too.
+ * The idle flow to free next if it is older than min_age (ns >> 20 units),
+ * and where it is (*l, *idx): the least recently detached, else an empty
+ * flow at the head of old_flows. sch_fq collects detached flows only; but
+ * while new flows keep arriving to an almost empty queue, old_flows is
+ * never visited, and the flows served once pile up there, empty and never
+ * detached (sch_fq's inactive flows). With a bounded table they must be
+ * reclaimed too.
  */
+static __always_inline struct fq_flow *fq_idle_flow(const struct bq_instance *q,
+						    struct fq_sched *st, u32 age, u32 min_age,
+						    struct fq_list **l, u32 *idx)
+{
+	struct fq_flow *f;
+
+	*l = &st->detached;
+	*idx = (*l)->head;
+	f = *idx ? fq_flow(q, *idx) : NULL;
+	if (f && age - f->age >= min_age)
+		return f;
+	*l = &st->old_flows;
+	*idx = (*l)->head;
+	f = *idx ? fq_flow(q, *idx) : NULL;
+	if (!f || f->q.len || age - f->age < min_age)
+		return NULL;
+	return f;
+}
+
+/* Free the idle flow fq_idle_flow() finds; false if there is none. */
 static __always_inline bool fq_reclaim(struct bq_instance *q, struct fq_sched *st,
 				       u32 age, u32 min_age)
 {
-	struct fq_list *l = &st->detached;
+	struct fq_list *l;
 	struct fq_flow *f;
-	u32 idx = l->head;
+	u32 idx;
 
-	f = idx ? fq_flow(q, idx) : NULL;
-	if (!f || age - f->age < min_age) {
-		l = &st->old_flows;
-		idx = l->head;
-		f = idx ? fq_flow(q, idx) : NULL;
-		if (!f || f->q.len || age - f->age < min_age)
-			return false;
-	}
-	if (!fq_flow_free(q, st, l, f, idx))
+	f = fq_idle_flow(q, st, age, min_age, &l, &idx);
+	if (!f || !fq_flow_free(q, st, l, f, idx))
 		return false;
 	q->cnt.x[X_FLOWS]--;
 	q->cnt.x[X_INACTIVE]--;
@@ -291,13 +305,15 @@ static __always_inline bool fq_reclaim(struct bq_instance *q, struct fq_sched *s
 	return true;
 }
 
+#define FQ_GC_MIN_AGE	((u32)(FQ_GC_AGE >> 20) + 1)
+
 /* A few flows idle for more than 3 s, freed on every enqueue. */
-static __noinline void fq_gc(struct bq_instance *q, struct fq_sched *st, u64 now)
+static __noinline void fq_gc(struct bq_instance *q, struct fq_sched *st, u32 age)
 {
-	u32 i, age = fq_age_now(now);
+	u32 i;
 
 	bpf_for(i, 0, FQ_GC_MAX) {
-		if (!fq_reclaim(q, st, age, (u32)(FQ_GC_AGE >> 20) + 1))
+		if (!fq_reclaim(q, st, age, FQ_GC_MIN_AGE))
 			break;
 	}
 }
@@ -340,6 +356,9 @@ static __noinline u32 fq_classify(struct bq_instance *q, struct fq_sched *st,
 	if (!b)
 		return 0;
 	idx = *b;
+	f = idx ? fq_flow(q, idx) : NULL;
+	if (f && f->key == key)		/* usually first in its chain */
+		return idx;
 	bpf_for(i, 0, FQ_CHAIN_MAX) {
 		if (!idx)
 			break;
@@ -403,6 +422,7 @@ int BPF_PROG(fq_enqueue, struct sk_buff *skb, struct Qdisc *sch,
 	struct sock *sk = skb->sk;
 	u64 now, time, key, tstamp;
 	bool orphan = false, by_hash = false;
+	struct fq_list *idle_list;
 	struct fq_flow *f;
 	u32 idx, sk_hash = 0;
 	u8 state, cb;
@@ -476,7 +496,9 @@ int BPF_PROG(fq_enqueue, struct sk_buff *skb, struct Qdisc *sch,
 		key = fq_sk_key(st, sk);
 		sk_hash = sk->__sk_common.skc_hash;
 	}
-	fq_gc(q, st, now);
+	/* Usually no flow is old enough: then no loop, no call. */
+	if (fq_idle_flow(q, st, fq_age_now(now), FQ_GC_MIN_AGE, &idle_list, &idx))
+		fq_gc(q, st, fq_age_now(now));
 	idx = fq_classify(q, st, p, key, now);
 	f = idx ? fq_flow(q, idx) : NULL;
 	if (!f)
@@ -527,15 +549,13 @@ int BPF_PROG(fq_enqueue, struct sk_buff *skb, struct Qdisc *sch,
 
 /* --- dequeue ------------------------------------------------------------- */
 
-/* Throttled flows that are due go back to old_flows. */
-static __noinline void fq_check_throttled(struct bq_instance *q, struct fq_sched *st, u64 now)
+/* The earliest throttled flow is due: those due go back to old_flows. */
+static __noinline void fq_unthrottle(struct bq_instance *q, struct fq_sched *st, u64 now)
 {
 	struct fq_flow *f;
 	u64 time, sample;
 	u32 val, i;
 
-	if (st->time_next_delayed_flow > now)
-		return;
 	sample = now - st->time_next_delayed_flow;
 	if (st->time_next_delayed_flow != FQ_NONE) {
 		q->cnt.x[X_UNTHROTTLE_LATENCY] -= q->cnt.x[X_UNTHROTTLE_LATENCY] >> 3;
@@ -560,70 +580,89 @@ static __noinline void fq_check_throttled(struct bq_instance *q, struct fq_sched
 	}
 }
 
+#define FQ_AGAIN	(~0U)
+
 /*
- * Round robin: the flow to send from now, after moving flows that spent
- * their credit, are not due (throttled) or are empty. 0: none is ready;
- * *when set when a flow could not be throttled (heap full): retry then.
+ * One step of the round robin: the flow at the head of new_flows, else of
+ * old_flows, if it may send now; else it moves on (spent its credit, not
+ * due: throttled, or empty) and FQ_AGAIN. 0: none is ready; *when set
+ * when a flow could not be throttled (heap full): retry then.
  */
-static __noinline u32 fq_pick(struct bq_instance *q, struct fq_sched *st,
-			      const struct bq_params *p, u64 now, u64 *when)
+static __always_inline u32 fq_pick_step(struct bq_instance *q, struct fq_sched *st,
+					const struct bq_params *p, u64 now, u64 *when)
 {
 	struct fq_list *head;
 	struct fq_flow *f;
 	bool is_new;
 	u64 t, tnp;
-	u32 idx, i;
+	u32 idx;
 
-	bpf_for(i, 0, 4 * bq_ring_slots) {
-		is_new = st->new_flows.head;
-		if (is_new)
-			head = &st->new_flows;
-		else if (st->old_flows.head)
-			head = &st->old_flows;
-		else
+	is_new = st->new_flows.head;
+	if (is_new)
+		head = &st->new_flows;
+	else if (st->old_flows.head)
+		head = &st->old_flows;
+	else
+		return 0;
+	idx = head->head;
+	f = fq_flow(q, idx);
+	if (!f)
+		return 0;
+	if (f->credit <= 0) {
+		f->credit += p->v[P_QUANTUM];
+		fq_list_del(q, head, f, idx);
+		fq_list_add_tail(q, &st->old_flows, f, idx);
+		f->state = F_OLD;
+		return FQ_AGAIN;
+	}
+	if (bq_skbq_head_time(q, &f->q, &t)) {
+		tnp = t > f->time_next_packet ? t : f->time_next_packet;
+		if (now >= tnp)
+			return idx;
+		if (bq_tq_push(q, &st->delayed, tnp, idx)) {
+			*when = tnp;	/* heap full: come back then */
 			return 0;
-		idx = head->head;
-		f = fq_flow(q, idx);
-		if (!f)
-			return 0;
-		if (f->credit <= 0) {
-			f->credit += p->v[P_QUANTUM];
-			fq_list_del(q, head, f, idx);
-			fq_list_add_tail(q, &st->old_flows, f, idx);
-			f->state = F_OLD;
-			continue;
-		}
-		if (bq_skbq_head_time(q, &f->q, &t)) {
-			tnp = t > f->time_next_packet ? t : f->time_next_packet;
-			if (now >= tnp)
-				return idx;
-			if (bq_tq_push(q, &st->delayed, tnp, idx)) {
-				*when = tnp;	/* heap full: come back then */
-				return 0;
-			}
-			fq_list_del(q, head, f, idx);
-			f->throttled_until = tnp;
-			f->state = F_THROTTLED;
-			q->cnt.x[X_THROTTLED]++;
-			q->cnt.overlimits++;
-			if (st->time_next_delayed_flow > tnp)
-				st->time_next_delayed_flow = tnp;
-			continue;
 		}
 		fq_list_del(q, head, f, idx);
-		if (is_new) {
-			/* One pass through old_flows, against starvation. */
-			fq_list_add_tail(q, &st->old_flows, f, idx);
-			f->state = F_OLD;
-		} else {
-			/*
-			 * age stays when it emptied: sch_fq restarts it here,
-			 * so one pass through old_flows would make every idle
-			 * flow young again for the collector.
-			 */
-			f->state = F_DETACHED;
-			fq_list_add_tail(q, &st->detached, f, idx);
-		}
+		f->throttled_until = tnp;
+		f->state = F_THROTTLED;
+		q->cnt.x[X_THROTTLED]++;
+		q->cnt.overlimits++;
+		if (st->time_next_delayed_flow > tnp)
+			st->time_next_delayed_flow = tnp;
+		return FQ_AGAIN;
+	}
+	fq_list_del(q, head, f, idx);
+	if (is_new) {
+		/* One pass through old_flows, against starvation. */
+		fq_list_add_tail(q, &st->old_flows, f, idx);
+		f->state = F_OLD;
+	} else {
+		/*
+		 * age stays when it emptied: sch_fq restarts it here,
+		 * so one pass through old_flows would make every idle
+		 * flow young again for the collector.
+		 */
+		f->state = F_DETACHED;
+		fq_list_add_tail(q, &st->detached, f, idx);
+	}
+	return FQ_AGAIN;
+}
+
+/* Round robin: the flow to send from now; 0: none is ready. */
+static __noinline u32 fq_pick(struct bq_instance *q, struct fq_sched *st,
+			      const struct bq_params *p, u64 now, u64 *when)
+{
+	u32 idx, i;
+
+	/* Usually the first flow may send: no loop. */
+	idx = fq_pick_step(q, st, p, now, when);
+	if (idx != FQ_AGAIN)
+		return idx;
+	bpf_for(i, 0, 4 * bq_ring_slots) {
+		idx = fq_pick_step(q, st, p, now, when);
+		if (idx != FQ_AGAIN)
+			return idx;
 	}
 	return 0;
 }
@@ -649,7 +688,8 @@ struct sk_buff *BPF_PROG(fq_dequeue, struct Qdisc *sch)
 		return bq_dequeued(sch, q, skb);
 
 	now = bpf_ktime_get_ns();
-	fq_check_throttled(q, st, now);
+	if (st->time_next_delayed_flow <= now)
+		fq_unthrottle(q, st, now);
 	idx = fq_pick(q, st, p, now, &when);
 	f = idx ? fq_flow(q, idx) : NULL;
 	if (!f) {
