@@ -688,17 +688,23 @@ static __noinline u32 fq_pick(struct bq_instance *q, struct fq_sched *st,
 SEC("struct_ops")
 struct sk_buff *BPF_PROG(fq_dequeue, struct Qdisc *sch)
 {
-	struct bq_instance *q = bq_instance(sch);
-	const struct bq_params *p = q ? bq_params_of(q) : NULL;
-	struct fq_sched *st = q ? fq_sched_of(q) : NULL;
 	u64 now, when = 0, rate, len, tnp, t = 0;
+	const struct bq_params *p;
+	struct bq_instance *q;
+	struct fq_sched *st;
 	struct sk_buff *skb;
 	struct sock *sk;
 	struct fq_flow *f;
 	u32 idx, plen;
 	u8 cb;
 
-	if (!p || !st || !sch->q.qlen)
+	/* The kernel dequeues until it gets nothing: half the calls. */
+	if (!sch->q.qlen)
+		return NULL;
+	q = bq_instance(sch);
+	p = q ? bq_params_of(q) : NULL;
+	st = q ? fq_sched_of(q) : NULL;
+	if (!p || !st)
 		return NULL;
 
 	skb = bq_skbq_pop(q, &st->pool, &st->internal);
