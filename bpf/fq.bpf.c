@@ -673,8 +673,10 @@ static __noinline u32 fq_pick(struct bq_instance *q, struct fq_sched *st,
 {
 	u32 idx, i;
 
-	/* Usually the first flow may send: no loop. */
+	/* Usually the first flow may send, or, alone, may after its refill. */
 	idx = fq_pick_step(q, st, p, now, when);
+	if (idx == FQ_AGAIN)
+		idx = fq_pick_step(q, st, p, now, when);
 	if (idx != FQ_AGAIN)
 		return idx;
 	bpf_for(i, 0, 4 * bq_ring_slots) {
