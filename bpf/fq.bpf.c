@@ -407,18 +407,13 @@ static __always_inline bool fq_we_pace(struct sock *sk, bool orphan, u8 cb)
 	return sk->sk_max_pacing_rate != ~0UL;
 }
 
-static __always_inline struct fq_sched *fq_sched_of(const struct bq_instance *q)
-{
-	return bq_state(q);
-}
-
 SEC("struct_ops")
 int BPF_PROG(fq_enqueue, struct sk_buff *skb, struct Qdisc *sch,
 	     struct bpf_sk_buff_ptr *to_free)
 {
-	struct bq_instance *q = bq_instance(sch);
-	const struct bq_params *p = q ? bq_params_of(q) : NULL;
-	struct fq_sched *st = q ? fq_sched_of(q) : NULL;
+	const struct bq_params *p;
+	struct bq_instance *q;
+	struct fq_sched *st = bq_enter(sch, &q, &p);
 	struct sock *sk = skb->sk;
 	u64 now, time, key, tstamp;
 	bool orphan = false, by_hash = false;
@@ -427,7 +422,7 @@ int BPF_PROG(fq_enqueue, struct sk_buff *skb, struct Qdisc *sch,
 	u32 idx, sk_hash = 0;
 	u8 state, cb;
 
-	if (!p || !st)
+	if (!st)
 		return bq_drop(sch, q, skb, to_free, BQ_DROP_NO_INSTANCE);
 	if (sch->q.qlen >= p->v[P_LIMIT])
 		return bq_drop(sch, q, skb, to_free, BQ_DROP_OVERLIMIT);
@@ -703,10 +698,8 @@ struct sk_buff *BPF_PROG(fq_dequeue, struct Qdisc *sch)
 	/* The kernel dequeues until it gets nothing: half the calls. */
 	if (!sch->q.qlen)
 		return NULL;
-	q = bq_instance(sch);
-	p = q ? bq_params_of(q) : NULL;
-	st = q ? fq_sched_of(q) : NULL;
-	if (!p || !st)
+	st = bq_enter(sch, &q, &p);
+	if (!st)
 		return NULL;
 
 	skb = bq_skbq_pop(q, &st->pool, &st->internal);

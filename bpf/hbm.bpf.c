@@ -262,16 +262,16 @@ SEC("struct_ops")
 int BPF_PROG(hbm_enqueue, struct sk_buff *skb, struct Qdisc *sch,
 	     struct bpf_sk_buff_ptr *to_free)
 {
-	struct bq_instance *q = bq_instance(sch);
-	const struct bq_params *p = q ? bq_params_of(q) : NULL;
-	struct hbm_sched *st = q ? bq_state(q) : NULL;
+	const struct bq_params *p;
+	struct bq_instance *q;
+	struct hbm_sched *st = bq_enter(sch, &q, &p);
 	u64 now, len, send, next;
 	struct hbm_agg *a;
 	bool was_idle;
 	u32 idx;
 	int ret;
 
-	if (!p || !st)
+	if (!st)
 		return bq_drop(sch, q, skb, to_free, BQ_DROP_NO_INSTANCE);
 	if (sch->q.qlen >= p->v[P_LIMIT])
 		return bq_drop(sch, q, skb, to_free, BQ_DROP_OVERLIMIT);

@@ -697,7 +697,8 @@ static __always_inline void bq_instance_destroy(struct Qdisc *sch)
  *
  * BQ_STATE(struct fq_sched), after the struct: one per instance, in the
  * framework's bq_states map (a slot map of 1), found with bq_state(q) on
- * the fast path (one more array lookup). BQ_QDISC_OPS then takes the
+ * the fast path (one more array lookup), or with the instance and its
+ * parameters by bq_enter(sch, &q, &p). BQ_QDISC_OPS then takes the
  * kind's hooks: the framework zeroes the state and calls them.
  */
 #define BQ_STATE(T)							\
@@ -705,6 +706,15 @@ static __always_inline void bq_instance_destroy(struct Qdisc *sch)
 	static __always_inline T *bq_state(const struct bq_instance *q)	\
 	{								\
 		return bpf_map_lookup_elem(&bq_states, &q->slot);	\
+	}								\
+	/* What an op starts from: sch's instance, parameters, state. */ \
+	static __always_inline T *bq_enter(struct Qdisc *sch,		\
+					   struct bq_instance **q,	\
+					   const struct bq_params **p)	\
+	{								\
+		*q = bq_instance(sch);					\
+		*p = *q ? bq_params_of(*q) : NULL;			\
+		return *p ? bq_state(*q) : NULL;			\
 	}								\
 	BQ_SLOT_MAP_DESC(bq_states, 1, 0)
 
