@@ -27,19 +27,17 @@ static void __attribute__((noreturn)) fuzz_exit(int code)
 #undef exit
 #include "../../src/hbm/nic.c"
 #include "../../src/hbm/stats.c"
+#include "fuzz_words.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char *text = malloc(size + 1), *argv[66] = { "hbm" };
+	char *text, *argv[66] = { "hbm" };
 	struct opts o;
 	int argc = 1;
 
+	text = fuzz_words(data, size, argv, &argc, 65);
 	if (!text)
 		return 0;
-	memcpy(text, data, size);
-	text[size] = '\0';
-	for (size_t i = 0; i <= size && argc < 65; i += strlen(text + i) + 1)
-		argv[argc++] = text + i;
 	argv[argc] = NULL;
 	optind = 0;	/* glibc: start a new scan */
 	if (!setjmp(help_exit))

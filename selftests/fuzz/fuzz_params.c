@@ -4,10 +4,8 @@
  * every unit, tc handles, and bq_params_apply on "name value" words. The
  * input is split into words at NUL bytes; the first byte picks the unit.
  */
-#include <stdint.h>
-#include <stdlib.h>
-#include <string.h>
 #include "lib.h"
+#include "fuzz_words.h"
 
 static const struct bq_param_desc table[] = {
 	{ "limit", BQ_UNIT_COUNT, 1000, 1, 16384 },
@@ -20,18 +18,15 @@ static const struct bq_param_desc table[] = {
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct bq_param_set set = { .desc = table, .n = 5 };
-	char *text = malloc(size + 1), *argv[64], buf[64];
+	char *text, *argv[64], buf[64];
 	const char *why;
 	int argc = 0;
 	__u64 v;
 	__u32 h;
 
+	text = fuzz_words(data, size, argv, &argc, 64);
 	if (!text)
 		return 0;
-	memcpy(text, data, size);
-	text[size] = '\0';
-	for (size_t i = 0; i <= size && argc < 64; i += strlen(text + i) + 1)
-		argv[argc++] = text + i;
 	for (int i = 0; i < argc; i++) {
 		enum bq_unit unit = (unsigned char)argv[i][0] % 5;
 
