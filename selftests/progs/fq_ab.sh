@@ -73,15 +73,6 @@ ip netns exec a ping -q -c 1 -W 2 $B >/dev/null
 ip netns exec b sockperf sr --tcp -i $B -p 11111 --daemonize >/dev/null 2>&1
 KINDS="${KINDS:-fq bpf_fq} $(for v; do printf 'bpf_%s ' "$v"; done)"
 
-rotate() {
-	r=$(($1 % ($# - 1)))
-	shift
-	i=0
-	for w; do [ $i -ge $r ] && printf '%s ' "$w"; i=$((i + 1)); done
-	i=0
-	for w; do [ $i -lt $r ] && printf '%s ' "$w"; i=$((i + 1)); done
-}
-
 rx_packets() { ip netns exec b cat /sys/class/net/vb/statistics/rx_packets; }
 
 pps() {
@@ -107,8 +98,7 @@ measure() {
 	v=$($2)
 	if [ -n "$p" ]; then
 		echo "$1 $2 $3 $v enq $(cost_since "${p}_enqueue" "$e0") deq $(cost_since "${p}_dequeue" "$d0")" \
-			"dpe $(echo "$e0 $d0 $(prog_cost "${p}_enqueue") $(prog_cost "${p}_dequeue")" |
-				awk '$6 > $2 { printf "%.2f", ($8 - $4) / ($6 - $2) }')"
+			"dpe $(deq_per_enq "$p" "$e0" "$d0")"
 	else
 		echo "$1 $2 $3 $v"
 	fi

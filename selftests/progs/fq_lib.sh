@@ -65,3 +65,21 @@ cost_since() {
 	set -- "$1" $2 $(prog_cost "$1")
 	awk -v t0=$2 -v c0=$3 -v t1=$4 -v c1=$5 'BEGIN { printf "%.0f", (c1 > c0 ? (t1 - t0) / (c1 - c0) : 0) }'
 }
+
+# deq_per_enq PREFIX "NS0 CNT0" "NS0 CNT0": dequeue runs per enqueue run of
+# PREFIX_enqueue/PREFIX_dequeue since prog_cost gave those two figures.
+deq_per_enq() {
+	echo "$2 $3 $(prog_cost "$1_enqueue") $(prog_cost "$1_dequeue")" |
+		awk '$6 > $2 { printf "%.2f", ($8 - $4) / ($6 - $2) }'
+}
+
+# rotate ROUND WORDS...: WORDS, starting at the ROUND-th, so that each round
+# of a side-by-side comparison runs them in another order.
+rotate() {
+	r=$(($1 % ($# - 1)))
+	shift
+	i=0
+	for w; do [ $i -ge $r ] && printf '%s ' "$w"; i=$((i + 1)); done
+	i=0
+	for w; do [ $i -lt $r ] && printf '%s ' "$w"; i=$((i + 1)); done
+}
