@@ -74,16 +74,19 @@ expect ip -n a link set va down
 [ "$(tc_stat a va backlog)" = 0 ] || fail "backlog $(tc_stat a va backlog) after reset"
 expect ip -n a link set va up
 wait_backlog a va 200 10 || fail "no queue built after reset"
+# Not stop_floods: its bare wait would also wait for hbm_lib's holders.
+kill $FLOODS 2>/dev/null || true
+wait $FLOODS 2>/dev/null || true
+# Read once no enqueue runs: a copy taken mid-enqueue can hold the one
+# counter bumped and not yet the other. The queue drains for seconds yet.
 json=$("$BQ" -n a stats -j)
 queued=$(echo "$json" | jq '.[0].qlen')
+[ "$queued" -gt 0 ] || fail "the queue drained before destroy: $json"
 echo "$json" | jq -e '.[0].bpf.dropped > 0 and .[0].bpf.drops.horizon == .[0].bpf.dropped' >/dev/null ||
 	fail "horizon drops not counted as dropped: $json"
 $C show dev va | grep -q "mark 5 rate 20Mbit pkts" || fail "the class did not survive reset: $($C show dev va)"
 expect ip netns exec a tc qdisc del dev va root
 note "destroyed with $queued packets queued"
-# Not stop_floods: its bare wait would also wait for hbm_lib's holders.
-kill $FLOODS 2>/dev/null || true
-wait $FLOODS 2>/dev/null || true
 wait_slab_below $((base + 400)) 10 || fail "skbuff slab at $(skb_slab) objects, baseline $base"
 note "skbuff slab: baseline $base, after $(skb_slab)"
 
