@@ -69,9 +69,7 @@ note "-q=bpf_hbm -E, 4 flows at 50 Mbit/s: goodput $GOODPUT Mbit/s, over the mar
 base=$(skb_slab)
 udp_flood 40
 wait_backlog a va 200 10 || fail "no queue built: $(ip netns exec a tc -s qdisc show dev va)"
-expect ip -n a link set va down
-[ "$(tc_stat a va qlen)" = 0 ] || fail "qlen $(tc_stat a va qlen) after reset"
-[ "$(tc_stat a va backlog)" = 0 ] || fail "backlog $(tc_stat a va backlog) after reset"
+reset_empties a va
 expect ip -n a link set va up
 wait_backlog a va 200 10 || fail "no queue built after reset"
 # Not stop_floods: its bare wait would also wait for hbm_lib's holders.
