@@ -73,13 +73,7 @@ ip netns exec a ping -q -c 1 -W 2 $B >/dev/null
 ip netns exec b sockperf sr --tcp -i $B -p 11111 --daemonize >/dev/null 2>&1
 KINDS="${KINDS:-fq bpf_fq} $(for v; do printf 'bpf_%s ' "$v"; done)"
 
-rx_packets() { ip netns exec b cat /sys/class/net/vb/statistics/rx_packets; }
-
-pps() {
-	n0=$(rx_packets)
-	ip netns exec a taskset -c $(($(nproc) - 1)) "$TOP/bin/udpflood" $B 9 $SECS 18 0 >/dev/null
-	echo $(( ($(rx_packets) - n0) / SECS ))
-}
+pps() { udp_pps; }
 tcp1() { iperf_server b; iperf_mbps a $B $SECS; }
 tcp8() { iperf_server b; iperf_mbps a $B $SECS -P 8; }
 tcp32() { iperf_server b; iperf_mbps a $B $SECS -P 32; }

@@ -83,3 +83,16 @@ rotate() {
 	i=0
 	for w; do [ $i -lt $r ] && printf '%s ' "$w"; i=$((i + 1)); done
 }
+
+# rx_packets: packets vb (b's veth end, made by veth_pair) has received.
+rx_packets() { ip netns exec b cat /sys/class/net/vb/statistics/rx_packets; }
+
+# udp_pps: 64-byte frames (18 bytes of UDP payload) per second that reach
+# vb from one unpaced sender in SECS seconds. The receive side runs in the
+# sender's softirq: one CPU (the last) does it all, pinned so it never
+# migrates.
+udp_pps() {
+	n0=$(rx_packets)
+	ip netns exec a taskset -c $(($(nproc) - 1)) "$TOP/bin/udpflood" $B 9 $SECS 18 0 >/dev/null
+	echo $(( ($(rx_packets) - n0) / SECS ))
+}
