@@ -444,7 +444,7 @@ int BPF_PROG(fq_enqueue, struct sk_buff *skb, struct Qdisc *sch,
 	if ((skb->priority & TC_PRIO_MAX) == TC_PRIO_CONTROL) {
 		*fq_cb_flags(skb) = 0;
 		q->cnt.x[X_HIGHPRIO]++;
-		return bq_skbq_push(sch, q, &st->pool, &st->internal, skb, time, to_free);
+		return bq_skbq_push(sch, q, &st->pool, &st->internal, skb, time, 0, to_free);
 	}
 
 	/*
@@ -482,7 +482,7 @@ int BPF_PROG(fq_enqueue, struct sk_buff *skb, struct Qdisc *sch,
 	     (q->cnt.x[X_FLOWS] == q->cnt.x[X_INACTIVE] + q->cnt.x[X_THROTTLED] &&
 	      st->internal.len < 8 && st->time_next_delayed_flow > now))) {
 		q->cnt.x[X_FASTPATH]++;
-		return bq_skbq_push(sch, q, &st->pool, &st->internal, skb, time, to_free);
+		return bq_skbq_push(sch, q, &st->pool, &st->internal, skb, time, 0, to_free);
 	}
 
 	if (by_hash) {	/* the flow dissector may run: not on the fast path */
@@ -539,7 +539,7 @@ int BPF_PROG(fq_enqueue, struct sk_buff *skb, struct Qdisc *sch,
 	}
 	if (!f->q.len)
 		q->cnt.x[X_INACTIVE]--;
-	return bq_skbq_push(sch, q, &st->pool, &f->q, skb, time, to_free);
+	return bq_skbq_push(sch, q, &st->pool, &f->q, skb, time, 0, to_free);
 }
 
 /* --- dequeue ------------------------------------------------------------- */

@@ -13,21 +13,31 @@
  * A qdisc has at most HBM_AGGS - 1 aggregates until it is reset; keys seen
  * after that share aggregate 1, the one of key 0 (counted: agg_overflow).
  *
- * Pacing, per aggregate, as the cgroup EDT program does: a departure clock;
- * a packet leaves at the clock (skb->tstamp = clock) and moves it by
- * len / rate, with len in IP bytes (include/hbm.h: each GSO segment's
- * headers counted, the link-layer header not). An idle aggregate's clock
- * falls behind now by at most the burst, so idle time is credit for 100 us
- * (or 125 KB at low rates) and no more. Enqueue therefore decides the
- * departure time once; each aggregate's queue is in time order by
- * construction, and dequeue only has to release them in time order: a heap
- * (the framework's time queue) holds each backlogged aggregate at its head
- * packet's time, and the watchdog is armed for the earliest when nothing is
- * due. Dequeue lateness (timer slack) does not lower the rate: the clock
- * never depends on when packets actually left.
+ * Pacing, per aggregate, as the cgroup EDT program does: a departure clock
+ * that each packet moves by len / rate, with len in IP bytes (include/hbm.h:
+ * each GSO segment's headers counted, the link-layer header not). An idle
+ * aggregate's clock falls behind now by at most the burst, so idle time is
+ * credit for 100 us (or 125 KB at low rates) and no more. Enqueue moves the
+ * clock (info.clock: when the aggregate's backlog will have left), and
+ * judges the packet by it as a FIFO would. Dequeue sends the aggregate's
+ * packets one every len / rate from its next departure time (next): a heap
+ * (the framework's time queue) holds each backlogged aggregate at that
+ * time, and the watchdog is armed for the earliest when nothing is due.
+ * Both clocks advance by the same lengths, so dequeue lateness (timer
+ * slack) does not lower the rate: no clock depends on when packets left.
  *
- * Thresholds, on how far ahead of now a packet's departure time is (the
- * delay a real queue would give it; times and byte floors as in
+ * Flows within an aggregate. Which packet leaves at the aggregate's next
+ * departure time is not the oldest one: the aggregate's sockets take turns
+ * (deficit round robin, HBM_QUANTUM bytes a turn) among HBM_FLOWS queues.
+ * One departure clock alone would serve an RPC's 10 KB request after every
+ * byte of bulk transfer queued before it, as htb's FIFO does; in turns it
+ * waits for a quantum of each busy flow. A socket keeps its queue while it
+ * has packets there (no reordering) and else takes a free queue among
+ * HBM_PROBES next to its hash; with none free it shares its home queue.
+ * Packets without a socket are told apart by skb->hash.
+ *
+ * Thresholds, on how far ahead of now the aggregate's clock is (the delay
+ * its FIFO would give the packet; times and byte floors as in
  * bpf/hbm_edt.bpf.h):
  *   over 50 us   counted as marked (marks, marked). A qdisc cannot write
  *                packet data, so the CE mark itself comes from hbm_mark
@@ -45,9 +55,9 @@
  * marks ECT packets when the aggregate's clock is more than the mark
  * threshold ahead of now: the delay the qdisc is about to give them.
  *
- * Memory: packets in the framework's skb pool (one queue per aggregate),
- * aggregates in a per-instance region of hbm_aggs, found by key through
- * hbm_agg_ids. Nothing is allocated per packet.
+ * Memory: packets in the framework's skb pool (HBM_FLOWS queues per
+ * aggregate), aggregates in a per-instance region of hbm_aggs, found by key
+ * through hbm_agg_ids. Nothing is allocated per packet.
  */
 #define BQ_NO_FIFO
 #define BQ_WANT_POOL
@@ -71,6 +81,13 @@ char LICENSE[] SEC("license") = "GPL";
 #define HBM_AGG_OTHER		1	/* key 0, and the overflow */
 #define TIMER_SLACK_NS		(10 * HBM_NSEC_PER_USEC)
 #define RATE_WINDOW_NS		(100 * 1000 * HBM_NSEC_PER_USEC)
+
+#define HBM_FLOWS		16	/* flow queues per aggregate */
+#define HBM_PROBES		4	/* of them, those a socket may take */
+#define HBM_QUANTUM		3028	/* IP bytes per turn: 2 MTU, as fq */
+#define HBM_INITIAL_QUANTUM	15140	/* a new flow's first turn: 10 MTU, as fq */
+/* Turns until some flow may send: 16 flows owing a 64 KB GSO skb each. */
+#define HBM_DRR_VISITS		(HBM_FLOWS * (65536 / HBM_QUANTUM + 2))
 
 enum { P_RATE, P_CLASSIFY, P_LIMIT };
 
@@ -101,10 +118,19 @@ struct hbm_sched {
 	__u64 win_start, win_bytes;	/* the rate_bytes_per_second window */
 };
 
+struct hbm_flowq {
+	struct bq_skbq q;
+	s32 credit;			/* bytes left in its turn; < 0: owed */
+	u64 owner;			/* its socket, or skb->hash without one */
+};
+
 struct hbm_agg {
 	struct hbm_agg_info info;	/* what user space reads */
-	struct bq_skbq q;
-	__u32 pad;
+	u64 next;			/* departure time of its next packet */
+	u32 qlen;			/* packets in all its flow queues */
+	u16 turn;			/* the flow queue whose turn it is */
+	u16 sparse;			/* 1 + a new flow's queue, served first */
+	struct hbm_flowq flows[HBM_FLOWS];
 };
 
 BQ_STATE(struct hbm_sched);
@@ -256,6 +282,73 @@ static __always_inline bool agg_schedule(struct bq_instance *q, struct hbm_agg *
 	return true;
 }
 
+/* --- flows within an aggregate ------------------------------------------ */
+
+/* The flow queue for skb in a (see the top: flows within an aggregate). */
+static __always_inline u32 flow_of(struct hbm_agg *a, struct sk_buff *skb)
+{
+	u64 owner = (u64)BPF_CORE_READ(skb, sk) ?: BPF_CORE_READ(skb, hash);
+	u32 home = (owner * 0x9E3779B97F4A7C15ULL) >> 60, free = HBM_FLOWS, i, k;
+	struct hbm_flowq *f;
+
+	for (i = 0; i < HBM_PROBES; i++) {
+		k = (home + i) & (HBM_FLOWS - 1);
+		f = &a->flows[k];
+		if (f->q.len && f->owner == owner)
+			return k;
+		if (!f->q.len && free == HBM_FLOWS)
+			free = k;
+	}
+	if (free == HBM_FLOWS)
+		return home & (HBM_FLOWS - 1);
+	f = &a->flows[free];
+	if (f->owner != owner) {
+		f->owner = owner;
+		f->credit = 0;	/* a debt stays with its socket's queue */
+	}
+	return free;
+}
+
+/*
+ * f got a packet. A queue that starts owing nothing (a new socket, or one
+ * that sent less than a quantum since it last had packets) is a sparse
+ * flow, an RPC's request say: it goes first, for an initial quantum, as
+ * sch_fq's new flows do.
+ */
+static __always_inline void flow_queued(struct hbm_agg *a, u32 k)
+{
+	struct hbm_flowq *f = &a->flows[k & (HBM_FLOWS - 1)];
+
+	if (f->q.len != 1 || f->credit)
+		return;
+	f->credit = HBM_INITIAL_QUANTUM;
+	if (!a->sparse)
+		a->sparse = 1 + k;
+}
+
+/* The flow queue whose turn it is, by deficit round robin; NULL if none yet. */
+static __always_inline struct hbm_flowq *flow_next(struct hbm_agg *a)
+{
+	struct hbm_flowq *f;
+	u32 i;
+
+	if (a->sparse) {
+		f = &a->flows[(a->sparse - 1) & (HBM_FLOWS - 1)];
+		if (f->q.len && f->credit > 0)
+			return f;
+		a->sparse = 0;
+	}
+	bpf_for(i, 0, HBM_DRR_VISITS) {
+		f = &a->flows[a->turn & (HBM_FLOWS - 1)];
+		if (f->q.len && f->credit > 0)
+			return f;
+		if (f->q.len)
+			f->credit += HBM_QUANTUM;
+		a->turn++;
+	}
+	return NULL;
+}
+
 /* --- enqueue, dequeue ---------------------------------------------------- */
 
 SEC("struct_ops")
@@ -267,8 +360,7 @@ int BPF_PROG(hbm_enqueue, struct sk_buff *skb, struct Qdisc *sch,
 	struct hbm_sched *st = bq_enter(sch, &q, &p);
 	u64 now, len, send, next;
 	struct hbm_agg *a;
-	bool was_idle;
-	u32 idx;
+	u32 idx, k;
 	int ret;
 
 	if (!st)
@@ -287,17 +379,26 @@ int BPF_PROG(hbm_enqueue, struct sk_buff *skb, struct Qdisc *sch,
 		q->cnt.x[X_DROPPED]++;
 		return bq_drop(sch, q, skb, to_free, BQ_DROP_HORIZON);
 	}
+	/*
+	 * The time its aggregate's FIFO would send it (tstamp is writable at
+	 * enqueue only; the turns move it by a few quanta either way).
+	 * Queued in arrival order, the length beside it for dequeue.
+	 */
 	skb->tstamp = send;
-	was_idle = !a->q.len;
-	ret = bq_skbq_push(sch, q, &st->pool, &a->q, skb, send, to_free);
+	k = flow_of(a, skb);
+	ret = bq_skbq_push(sch, q, &st->pool, &a->flows[k & (HBM_FLOWS - 1)].q, skb, now, len,
+			   to_free);
 	if (ret != NET_XMIT_SUCCESS)
 		return ret;
+	flow_queued(a, k);
 	a->info.clock = next;
 	a->info.pkts++;
 	a->info.bytes += len;
 	/* The heap holds each backlogged aggregate once: room is checked at init. */
-	if (was_idle)
+	if (!a->qlen++) {
+		a->next = send;
 		bq_tq_push(q, &st->ready, send, idx);
+	}
 	return NET_XMIT_SUCCESS;
 }
 
@@ -315,14 +416,48 @@ static __always_inline void rate_sample(struct bq_instance *q, struct hbm_sched 
 	st->win_bytes = 0;
 }
 
+/*
+ * a's packet for its departure time, from the flow queue whose turn it is;
+ * the time moves on by its length, and a goes back on the heap if it has
+ * more. NULL (a back on the heap at once) while every flow still owes.
+ */
+static __always_inline struct sk_buff *agg_pop(struct bq_instance *q, struct hbm_sched *st,
+					       struct hbm_agg *a, u32 idx, u64 now)
+{
+	struct hbm_flowq *f = flow_next(a);
+	struct sk_buff *skb;
+	struct bq_pkt *head;
+	u64 send = a->next;
+	u32 len;
+
+	if (!f) {
+		bq_tq_push(q, &st->ready, send, idx);
+		return NULL;
+	}
+	head = bq_skbq_head(q, &f->q);
+	len = head ? head->aux : 0;
+	skb = bq_skbq_pop(q, &st->pool, &f->q);
+	a->qlen--;
+	f->credit -= len;
+	if (!f->q.len && f->credit > 0)
+		f->credit = 0;		/* DRR: an emptied queue banks nothing */
+	if (a->info.rate)
+		a->next = send + hbm_tx_time_ns(len, a->info.rate);
+	if (a->qlen)
+		bq_tq_push(q, &st->ready, a->next, idx);
+	if (skb)
+		rate_sample(q, st, len, now);
+	return skb;
+}
+
 SEC("struct_ops")
 struct sk_buff *BPF_PROG(hbm_dequeue, struct Qdisc *sch)
 {
 	struct bq_instance *q = bq_instance(sch);
 	struct hbm_sched *st = q ? bq_state(q) : NULL;
-	u64 now, time, next;
 	struct sk_buff *skb;
 	struct hbm_agg *a;
+	u64 now, time;
 	u32 idx;
 
 	if (!st || !sch->q.qlen || !bq_tq_peek(q, &st->ready, &time, &idx))
@@ -337,11 +472,9 @@ struct sk_buff *BPF_PROG(hbm_dequeue, struct Qdisc *sch)
 	a = agg_at(q, idx);
 	if (!a)
 		return NULL;
-	skb = bq_skbq_pop(q, &st->pool, &a->q);
-	if (bq_skbq_head_time(q, &a->q, &next))
-		bq_tq_push(q, &st->ready, next, idx);
-	if (skb)
-		rate_sample(q, st, ip_len(skb), now);
+	skb = agg_pop(q, st, a, idx, now);
+	if (!skb && a->qlen)	/* its flows' credit grew: try again */
+		bpf_qdisc_watchdog_schedule(sch, now, TIMER_SLACK_NS);
 	return bq_dequeued(sch, q, skb);
 }
 

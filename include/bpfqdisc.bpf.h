@@ -399,12 +399,13 @@ static __always_inline void bq_skbq_link(const struct bq_instance *q, struct bq_
 }
 
 /*
- * Queue skb on sq, due at time. Counts it (bq_enqueued) or, with the
- * instance's region full, drops it as BQ_DROP_NOMEM.
+ * Queue skb on sq, due at time, with the qdisc's aux beside it. Counts it
+ * (bq_enqueued) or, with the instance's region full, drops it as
+ * BQ_DROP_NOMEM.
  */
 static __always_inline int bq_skbq_push(struct Qdisc *sch, struct bq_instance *q,
 					struct bq_pool_state *ps, struct bq_skbq *sq,
-					struct sk_buff *skb, u64 time,
+					struct sk_buff *skb, u64 time, u32 aux,
 					struct bpf_sk_buff_ptr *to_free)
 {
 	u32 len = bq_pkt_len(skb), idx;
@@ -417,6 +418,7 @@ static __always_inline int bq_skbq_push(struct Qdisc *sch, struct bq_instance *q
 	if (!p)
 		return bq_drop(sch, q, skb, to_free, BQ_DROP_NOMEM);
 	p->time = time;
+	p->aux = aux;
 	skb = bpf_kptr_xchg(&p->skb, skb);
 	if (skb)	/* entry unexpectedly busy: that skb is lost state */
 		bpf_kfree_skb(skb);
@@ -425,15 +427,19 @@ static __always_inline int bq_skbq_push(struct Qdisc *sch, struct bq_instance *q
 	return NET_XMIT_SUCCESS;
 }
 
+/* sq's first entry, to read before a pop; NULL if sq is empty. */
+static __always_inline struct bq_pkt *bq_skbq_head(const struct bq_instance *q,
+						   const struct bq_skbq *sq)
+{
+	return sq->len ? bq_pkt(q, sq->head) : NULL;
+}
+
 /* Departure time of sq's first packet; false if sq is empty. */
 static __always_inline bool bq_skbq_head_time(const struct bq_instance *q,
 					      const struct bq_skbq *sq, u64 *time)
 {
-	struct bq_pkt *p;
+	struct bq_pkt *p = bq_skbq_head(q, sq);
 
-	if (!sq->len)
-		return false;
-	p = bq_pkt(q, sq->head);
 	if (!p)
 		return false;
 	*time = p->time;

@@ -211,6 +211,22 @@ static int pin_egress(const struct bq_kind *k, struct bpf_object *obj)
 	return 0;
 }
 
+/* The link pinned at path is attached to ifindex's tcx egress. */
+static bool egress_attached(const char *path, int ifindex)
+{
+	struct bpf_link_info info = {};
+	__u32 len = sizeof(info);
+	int link = bpf_obj_get(path);
+	bool on;
+
+	if (link < 0)
+		return false;
+	on = !bpf_link_get_info_by_fd(link, &info, &len) &&
+	     info.type == BPF_LINK_TYPE_TCX && info.tcx.ifindex == (__u32)ifindex;
+	close(link);
+	return on;
+}
+
 int bq_attach_egress(const struct bq_kind *k, int ifindex)
 {
 	char path[256], name[64];
@@ -223,7 +239,17 @@ int bq_attach_egress(const struct bq_kind *k, int ifindex)
 	snprintf(name, sizeof(name), "egress_%llx_%d", (unsigned long long)bq_self_netns_cookie(),
 		 ifindex);
 	pin_path(path, sizeof(path), k, name);
-	unlink(path);	/* an earlier attachment here detaches with its pin */
+	/*
+	 * Attached already (an earlier add on this device): keep it. Replacing
+	 * it would race the kernel, which detaches an unpinned link later, in
+	 * a work item: the new attachment of the same program fails, EEXIST.
+	 * A pin left by a deleted device holds a detached link: replace it.
+	 */
+	if (egress_attached(path, ifindex)) {
+		close(prog);
+		return 0;
+	}
+	unlink(path);
 	link = bpf_link_create(prog, ifindex, BPF_TCX_EGRESS, NULL);
 	if (link < 0 || bpf_obj_pin(link, path))
 		err = -errno;
