@@ -51,9 +51,10 @@
  * Marking (hbm_mark): a tc egress program on the same device, attached
  * by bpfqdisc with the qdisc. tc egress runs just before the root qdisc's
  * enqueue, on the same skb, and may set CE (bpf_skb_ecn_set_ce). It finds
- * the qdisc from skb->dev->qdisc, classifies with the same function, and
- * marks ECT packets when the aggregate's clock is more than the mark
- * threshold ahead of now: the delay the qdisc is about to give them.
+ * the qdisc from skb->dev->qdisc (under mq: the child of the socket's tx
+ * queue), classifies with the same function, and marks ECT packets when
+ * the aggregate's clock is more than the mark threshold ahead of now: the
+ * delay the qdisc is about to give them.
  *
  * Memory: packets in the framework's skb pool (HBM_FLOWS queues per
  * aggregate), aggregates in a per-instance region of hbm_aggs, found by key
@@ -311,9 +312,9 @@ static __always_inline u32 flow_of(struct hbm_agg *a, struct sk_buff *skb)
 
 /*
  * f got a packet. A queue that starts owing nothing (a new socket, or one
- * that sent less than a quantum since it last had packets) is a sparse
- * flow, an RPC's request say: it goes first, for an initial quantum, as
- * sch_fq's new flows do.
+ * whose queue emptied before its credit ran out) is a sparse flow, an RPC's
+ * request say: it goes first, for an initial quantum, as sch_fq's new flows
+ * do.
  */
 static __always_inline void flow_queued(struct hbm_agg *a, u32 k)
 {
@@ -528,6 +529,36 @@ BQ_QDISC_OPS(hbm, hbm_setup, hbm_purge, hbm_release);
 /* --- the companion marker ------------------------------------------------- */
 
 /*
+ * The bpf_hbm instance skb is about to meet: the device's root, or under mq
+ * the child of the tx queue the skb's socket has cached. tc egress runs
+ * before the queue is picked, and netdev_pick_tx takes the cached one
+ * unless the socket may move (ooo_okay: nothing in flight); a packet that
+ * moves is judged by the clock of the queue it left.
+ */
+static __always_inline struct bq_instance *mark_instance(struct sk_buff *skb)
+{
+	struct net_device *dev = skb->dev;
+	struct bq_instance *q = bq_instance(dev->qdisc);
+	u64 txq, child = 0;
+	struct sock *sk;
+	u16 i;
+
+	sk = BPF_CORE_READ(skb, sk);
+	if (q || !sk)
+		return q;
+	i = BPF_CORE_READ(sk, __sk_common.skc_tx_queue_mapping);
+	if (i >= dev->real_num_tx_queues)
+		return NULL;
+	txq = (u64)BPF_CORE_READ(dev, _tx) + i * bpf_core_type_size(struct netdev_queue);
+	if (bpf_probe_read_kernel(&child, sizeof(child),
+				  (void *)(txq + bpf_core_field_offset(struct netdev_queue,
+								       qdisc_sleeping))) ||
+	    !child)
+		return NULL;
+	return bq_instance(bpf_core_cast((void *)child, struct Qdisc));
+}
+
+/*
  * tc egress on the qdisc's device (see the top): CE for ECT packets of an
  * aggregate whose clock is more than its mark threshold ahead. Reads the
  * qdisc's state without its lock: a stale clock moves a mark by a packet.
@@ -536,7 +567,7 @@ SEC("tc")
 int hbm_mark(struct __sk_buff *ctx)
 {
 	struct sk_buff *skb = bpf_cast_to_kern_ctx(ctx);
-	struct bq_instance *q = bq_instance(skb->dev->qdisc);
+	struct bq_instance *q = mark_instance(skb);
 	const struct bq_params *p = q ? bq_params_of(q) : NULL;
 	struct hbm_class_key k;
 	struct hbm_agg *a;

@@ -197,7 +197,8 @@ static void current_kind(const struct qdisc_req *r, char *kind, size_t len)
 	free(v);
 }
 
-/* The kind's egress program, if any, on the device: it sees the root qdisc. */
+/* The kind's egress program, if any, on the device: it sees the packets of
+ * the root qdisc and, under mq, of every child. */
 static int attach_egress(const struct qdisc_req *r)
 {
 	int err = bq_attach_egress(r->kind, r->ifindex);
@@ -243,7 +244,7 @@ static int create(struct qdisc_req *r, bool replace)
 		err = !err ? 0 : err == -EINVAL || err == -EEXIST || err == -ENOENT ? BQ_EXIT_USAGE
 										    : BQ_EXIT_FAIL;
 	}
-	if (!err && r->parent == TC_H_ROOT)
+	if (!err)
 		err = attach_egress(r);
 	if (pending >= 0)
 		close(pending);

@@ -5,8 +5,8 @@
 # 1448/1500 = 96.5%. A busy host is told apart from a slow qdisc by htb
 # (hbm_lib.sh's conform).
 #
-# make test runs 3 cases (~1 min); BPFQDISC_HBM_FULL=1 runs 50 and 100
-# Mbit/s x 1, 2 and 4 flows x cubic and dctcp (12 runs):
+# make test runs 3 cases (~1 min); BPFQDISC_HBM_FULL=1 runs 50, 100 and
+# 200 Mbit/s x 1, 2 and 4 flows x cubic and dctcp (18 runs):
 #   tools/vmtest -- dash -c 'BPFQDISC_HBM_FULL=1 TEST_TIMEOUT=900 selftests/kernel/run test_hbm_qdisc_rate'
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/hbm_lib.sh"
@@ -22,7 +22,7 @@ qdisc_case() {
 }
 
 if [ "${BPFQDISC_HBM_FULL:-0}" = 1 ]; then
-	for rate in 50 100; do
+	for rate in 50 100 200; do
 		for f in 1 2 4; do
 			for cc in cubic dctcp; do qdisc_case $rate -f=$f $cc; done
 		done

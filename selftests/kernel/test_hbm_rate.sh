@@ -6,8 +6,9 @@
 # window above 50 Mbit/s. EDT drops must stay under 1%.
 #
 # make test runs a representative subset (~1 min, one case per mode and
-# qdisc); BPFQDISC_HBM_FULL=1 runs 50 and 100 Mbit/s x 1 and 2 flows x cubic
-# and dctcp x credit, EDT+fq and EDT+bpf_fq (24 runs, ~4-6 min):
+# qdisc); BPFQDISC_HBM_FULL=1 runs the matrix, 50, 100 and 200
+# Mbit/s x 1, 2 and 4 flows x cubic and dctcp x credit, EDT+fq and
+# EDT+bpf_fq (54 runs, ~10-15 min):
 #   tools/vmtest -- dash -c 'BPFQDISC_HBM_FULL=1 TEST_TIMEOUT=900 selftests/kernel/run test_hbm_rate'
 # Credit mode with a single cubic flow is reported, not judged: its window
 # falls below the rate after a CN and the 100-MTU credit cap cannot bank the
@@ -36,8 +37,8 @@ informational() {
 }
 
 if [ "${BPFQDISC_HBM_FULL:-0}" = 1 ]; then
-	for rate in 50 100; do
-		for f in 1 2; do
+	for rate in 50 100 200; do
+		for f in 1 2 4; do
 			for cc in cubic dctcp; do
 				edt_case $rate -f=$f $cc
 				[ -z "$BPF_FQ" ] || edt_case $rate -f=$f $cc -q=bpf_fq
