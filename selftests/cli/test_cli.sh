@@ -41,6 +41,8 @@ check class_rate_neg 2 "bad rate '-1'" "$BQ" class add dev lo mark 1 rate -1
 check class_rate_huge 2 "rate '99999999tbit' out of range" "$BQ" class add dev lo mark 1 rate 99999999tbit
 check class_bad_mark 2 "bad mark 'x'" "$BQ" class add dev lo mark x rate 1mbit
 check class_no_dev 2 "no such device 'nodev0'" "$BQ" class add dev nodev0 mark 1 rate 1mbit
+check hbmtest_burst_no_htb 2 "--htb-burst needs -q=htb" "$TOP/tools/hbm-test" --htb-burst=600k -r=10
+check hbmtest_burst_bad 2 "--htb-burst takes bytes, as tc writes them \(600k\), not 'x'" "$TOP/tools/hbm-test" -q=htb --htb-burst=x -r=10
 
 if bpftool btf dump file /sys/kernel/btf/vmlinux 2>/dev/null | grep -q bpf_qdisc_skb_drop; then
 	echo "SKIP cli/unsupported_kernel: this kernel supports BPF qdiscs"
