@@ -86,7 +86,6 @@ char LICENSE[] SEC("license") = "GPL";
 #define HBM_FLOWS		16	/* flow queues per aggregate */
 #define HBM_PROBES		4	/* of them, those a socket may take */
 #define HBM_QUANTUM		3028	/* IP bytes per turn: 2 MTU, as fq */
-#define HBM_INITIAL_QUANTUM	15140	/* a new flow's first turn: 10 MTU, as fq */
 /* Turns until some flow may send: 16 flows owing a 64 KB GSO skb each. */
 #define HBM_DRR_VISITS		(HBM_FLOWS * (65536 / HBM_QUANTUM + 2))
 

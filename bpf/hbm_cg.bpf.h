@@ -26,7 +26,8 @@
 /*
  * The virtual queue of one cgroup, in the cgroup storage of its attachment.
  * Credit mode: lasttime is when credit was last added. EDT mode: lasttime is
- * the departure clock, the time the next packet may leave.
+ * the departure clock, the time the next packet may leave, and turn_clock
+ * the one of the flows in their turn ahead of it.
  */
 struct hbm_vqueue {
 	struct bpf_spin_lock lock;
@@ -34,6 +35,7 @@ struct hbm_vqueue {
 	__u64 lasttime;		/* ns, bpf_ktime_get_ns() */
 	__s64 credit;		/* bytes; credit mode only */
 	__u64 rate_seen;	/* the rate last used, to log changes */
+	__u64 turn_clock;	/* ns; EDT mode only */
 };
 
 struct {

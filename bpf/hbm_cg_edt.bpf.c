@@ -12,8 +12,24 @@
  *   - an idle cgroup's clock falls behind now, which is credit for a burst;
  *     it may not fall more than the burst time (below) behind.
  *
- * How far ahead of now a packet's departure time is, is the queueing delay
- * a real queue would give it, and decides its fate:
+ * Flows within the cgroup. The clock alone serves packets in the order
+ * they came, whoever sent them: an RPC's 10 KB request would wait for every
+ * byte of bulk transfer stamped before it, as in htb's FIFO. So a socket
+ * none of whose bytes is still queued (per socket, in sk storage: when its
+ * last stamped byte leaves) starts a turn: its next HBM_INITIAL_QUANTUM
+ * bytes (10 MTU, as sch_fq's new flows) leave before the clock's slot,
+ * at the rate from now behind the other flows in their turn (a second
+ * clock, turn_clock). The clock is charged for them all the same, so the
+ * bulk flows' later packets leave that much later and the cgroup keeps its
+ * rate: bytes sent ahead are at most what the clock is ahead, and when all
+ * flows are short (a web server's) their turns go one after the other at
+ * the rate. Bulk flows always have bytes queued (TCP small queues
+ * keep two skbs) and stay on the clock. No turn starts or goes on while the
+ * clock is past the drop horizon (below), not even for the packets that
+ * horizon exempts, so what is ahead stays below the horizon.
+ *
+ * How far ahead of now the clock's slot for a packet is, is the queueing
+ * delay a FIFO would give it, and decides its fate:
  *
  *       pass         mark (CE)           drop (> 120 B)    drop
  *   ------------|-----------------------------|--------------|------>
@@ -97,13 +113,79 @@ static __always_inline void judge(struct __sk_buff *skb, const struct hbm_pkt *p
 	}
 }
 
+/* Per socket: its turn ahead of the cgroup's clock (the top comment). */
+struct hbm_flow {
+	__u64 end;		/* ns: when the last byte it was given leaves */
+	__s64 quantum;		/* bytes it may still send ahead of the clock */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct hbm_flow);
+} hbm_flows SEC(".maps");
+
+static __always_inline struct hbm_flow *flow_get(struct __sk_buff *skb)
+{
+	struct bpf_sock *sk = skb->sk;
+
+	if (!sk)
+		return NULL;
+	sk = bpf_sk_fullsock(sk);
+	if (!sk)
+		return NULL;
+	return bpf_sk_storage_get(&hbm_flows, sk, 0, BPF_SK_STORAGE_GET_F_CREATE);
+}
+
+/*
+ * Take a turn's departure slot: at own (the flow's pace), after the turns
+ * before it; none if that is not before the clock's slot (send).
+ */
+static __always_inline __u64 turn_take(struct hbm_vqueue *q, __u64 own, __u64 send,
+				       __u64 tx_ns)
+{
+	bpf_spin_lock(&q->lock);
+	if (own < q->turn_clock)
+		own = q->turn_clock;
+	if (own < send)
+		q->turn_clock = own + tx_ns;
+	bpf_spin_unlock(&q->lock);
+	return own < send ? own : send;
+}
+
+/*
+ * The packet's departure time: the clock's slot (send), or earlier in the
+ * flow's turn. A socket's sends are serialized by its lock, so f needs none
+ * of its own.
+ */
+static __always_inline __u64 flow_depart(struct hbm_vqueue *q, struct hbm_flow *f, __u64 now,
+					 __u64 send, __u64 len, __u64 tx_ns)
+{
+	__u64 depart = send;
+
+	if (f->end <= now)
+		f->quantum = HBM_INITIAL_QUANTUM;	/* nothing of it queued */
+	if (f->quantum > 0) {
+		depart = turn_take(q, f->end > now ? f->end : now, send, tx_ns);
+		if (depart < send)
+			f->quantum -= len;
+	}
+	f->end = depart + tx_ns;
+	return depart;
+}
+
 /*
  * The departure time replaces TCP's own (its pacing): the cgroup's clock
  * paces the aggregate, and fq interleaves the flows.
  */
-static __always_inline void set_departure(struct __sk_buff *skb, __u64 send)
+static __always_inline void set_departure(struct __sk_buff *skb, struct hbm_vqueue *q,
+					  const struct hbm_pkt *p, __u64 now, __u64 send,
+					  __u64 tx_ns, bool past_horizon)
 {
-	skb->tstamp = send;
+	struct hbm_flow *f = past_horizon ? NULL : flow_get(skb);
+
+	skb->tstamp = f ? flow_depart(q, f, now, send, p->len, tx_ns) : send;
 }
 
 SEC("cgroup_skb/egress")
@@ -137,7 +219,7 @@ int hbm_edt(struct __sk_buff *skb)
 		__sync_fetch_and_sub(&q->lasttime, tx_ns);
 		hbm_debug(cfg, "drop len %llu ahead %lld ns cn %d", p.len, ahead, r.cn);
 	} else {
-		set_departure(skb, send);
+		set_departure(skb, q, &p, now, send, tx_ns, hbm_past_horizon(ahead, p.len, &t));
 	}
 	hbm_account(&p, &r, now, ahead);
 	return hbm_verdict(&r);

@@ -22,6 +22,13 @@
 #define HBM_LARGE_DROP_NS	(480 * HBM_NSEC_PER_USEC)	/* packets > 120 B */
 #define HBM_LARGE_DROP_BYTES	(600 * HBM_KB)
 
+/*
+ * A flow none of whose packets is queued (an RPC's request, say) sends this
+ * much first, ahead of the bulk queued before it: 10 MTU, as sch_fq's new
+ * flows. IP bytes.
+ */
+#define HBM_INITIAL_QUANTUM	15140
+
 /* The thresholds at one rate, in ns ahead of now. */
 struct hbm_thresholds {
 	__u64 burst, mark, large_drop, drop;

@@ -1,11 +1,13 @@
-# HBM credit mode: a 10 KB RPC flow next to three flows of 1 MB requests
+# HBM: a 10 KB RPC flow next to three flows of 1 MB requests
 # (tools/hbm-test -R) keeps its P99 latency well below what it gets from
-# htb at the same rate: credit mode queues nothing, htb's FIFO makes each
-# request wait for the bulk bytes queued before it. Two rounds each,
-# interleaved, in the same boot, with 1 ms of netem delay (at veth's
-# 0.3 ms RTT TCP's minimum window is above 50 Mbit/s, and credit mode holds
-# the rate only by drops that stall TCP for 200 ms, docs/hbm.md). Passes
-# when credit mode's mean P99 is under 3/4 of htb's.
+# htb at the same rate, in credit mode and in EDT mode (with fq). Credit
+# mode queues nothing; EDT mode lets a flow with nothing queued send its
+# first 10 MTU ahead of the cgroup's clock; htb's FIFO makes each request
+# wait for the bulk bytes queued before it. Two rounds each, interleaved,
+# in the same boot, with 1 ms of netem delay (at veth's 0.3 ms RTT TCP's
+# minimum window is above 50 Mbit/s, and credit mode holds the rate only by
+# drops that stall TCP for 200 ms, docs/hbm.md). Passes when each mode's
+# mean P99 is under 3/4 of htb's.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/hbm_lib.sh"
 
@@ -20,16 +22,19 @@ rpc_p99() {
 	echo "$p"
 }
 
-credit= htb=
+credit= edt= htb=
 for r in 1 2; do
 	credit="$credit $(rpc_p99)"
+	edt="$edt $(rpc_p99 --edt)"
 	htb="$htb $(rpc_p99 -q=htb)"
 done
-[ "$(echo $credit $htb | wc -w)" = 4 ] || fail "a run gave no P99: credit mode '$credit', htb '$htb'"
+[ "$(echo $credit $edt $htb | wc -w)" = 6 ] ||
+	fail "a run gave no P99: credit mode '$credit', EDT mode '$edt', htb '$htb'"
 mean() { echo "$1" | awk '{ for (i = 1; i <= NF; i++) s += $i; printf "%.1f", s / NF }'; }
-cm=$(mean "$credit") hm=$(mean "$htb")
-note "RPC P99 at $RATE Mbit/s next to 3 bulk flows: credit mode$credit ms (mean $cm), htb$htb ms (mean $hm)"
+cm=$(mean "$credit") em=$(mean "$edt") hm=$(mean "$htb")
+note "RPC P99 at $RATE Mbit/s next to 3 bulk flows: credit mode$credit ms (mean $cm), EDT mode$edt ms (mean $em), htb$htb ms (mean $hm)"
 fge "$hm" 10 || skip "htb built no queue (RPC P99 $hm ms): nothing to compare"
-fge "$(awk -v h="$hm" 'BEGIN { print h * 3 / 4 }')" "$cm" ||
-	fail "credit mode: RPC P99 $cm ms, not under 3/4 of htb's $hm ms"
+bound=$(awk -v h="$hm" 'BEGIN { print h * 3 / 4 }')
+fge "$bound" "$cm" || fail "credit mode: RPC P99 $cm ms, not under 3/4 of htb's $hm ms"
+fge "$bound" "$em" || fail "EDT mode: RPC P99 $em ms, not under 3/4 of htb's $hm ms"
 exit 0
