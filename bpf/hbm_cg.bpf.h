@@ -76,6 +76,7 @@ struct hbm_result {
 	bool drop;
 	bool cn;		/* ask TCP to reduce its cwnd */
 	bool ce;		/* CE was set in the IP header */
+	bool turn;		/* EDT: it leaves in its flow's turn */
 };
 
 static __always_inline struct hbm_config *hbm_get_config(void)
@@ -246,6 +247,8 @@ static __always_inline void hbm_account(const struct hbm_pkt *p, const struct hb
 	}
 	if (r->ce)
 		s->pkts_ecn_ce++;
+	if (r->turn)
+		s->pkts_turn++;
 	if (v >= 0 && v < HBM_VERDICTS)
 		s->verdicts[v]++;
 	if (p->has_tcp_sock) {

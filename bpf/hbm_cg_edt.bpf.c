@@ -14,19 +14,20 @@
  *
  * Flows within the cgroup. The clock alone serves packets in the order
  * they came, whoever sent them: an RPC's 10 KB request would wait for every
- * byte of bulk transfer stamped before it, as in htb's FIFO. So a socket
- * none of whose bytes is still queued (per socket, in sk storage: when its
- * last stamped byte leaves) starts a turn: its next HBM_INITIAL_QUANTUM
- * bytes (10 MTU, as sch_fq's new flows) leave before the clock's slot,
- * at the rate from now behind the other flows in their turn (a second
- * clock, turn_clock). The clock is charged for them all the same, so the
- * bulk flows' later packets leave that much later and the cgroup keeps its
- * rate: bytes sent ahead are at most what the clock is ahead, and when all
- * flows are short (a web server's) their turns go one after the other at
- * the rate. Bulk flows always have bytes queued (TCP small queues
- * keep two skbs) and stay on the clock. No turn starts or goes on while the
- * clock is past the drop horizon (below), not even for the packets that
- * horizon exempts, so what is ahead stays below the horizon.
+ * byte of bulk transfer stamped before it, as in htb's FIFO. So a sparse
+ * socket (none of its bytes still queued, and at most 10 MTU sent while it
+ * last had some; kept in sk storage) starts a turn: its next
+ * HBM_INITIAL_QUANTUM bytes (10 MTU, as sch_fq's new flows; a request
+ * fits) leave before the clock's slot, at the rate from now, behind the
+ * other turns (a second clock, turn_clock). The clock is charged for them
+ * all the same, so the bulk flows' later packets leave that much later and
+ * the cgroup keeps its rate: bytes sent ahead are at most what the clock
+ * is ahead, and when all flows are short (a web server's) their turns go
+ * one after the other at the rate. Bulk flows stay on the clock: TCP small
+ * queues keep two of their skbs queued, and one that a stall of the sender
+ * drains has sent too much to be sparse. No turn starts or goes on while
+ * the clock is past the drop horizon (below), not even for the packets
+ * that horizon exempts, so what is ahead stays below the horizon.
  *
  * How far ahead of now the clock's slot for a packet is, is the queueing
  * delay a FIFO would give it, and decides its fate:
@@ -117,6 +118,7 @@ static __always_inline void judge(struct __sk_buff *skb, const struct hbm_pkt *p
 struct hbm_flow {
 	__u64 end;		/* ns: when the last byte it was given leaves */
 	__s64 quantum;		/* bytes it may still send ahead of the clock */
+	__u64 busy;		/* bytes since it last had nothing queued */
 };
 
 struct {
@@ -156,16 +158,21 @@ static __always_inline __u64 turn_take(struct hbm_vqueue *q, __u64 own, __u64 se
 
 /*
  * The packet's departure time: the clock's slot (send), or earlier in the
- * flow's turn. A socket's sends are serialized by its lock, so f needs none
- * of its own.
+ * flow's turn. f takes no lock: TCP sends under the socket's lock, and a
+ * race (UDP from several threads) can only misjudge that flow's turn,
+ * while the clock, under q->lock, still counts every byte.
  */
 static __always_inline __u64 flow_depart(struct hbm_vqueue *q, struct hbm_flow *f, __u64 now,
 					 __u64 send, __u64 len, __u64 tx_ns)
 {
 	__u64 depart = send;
 
-	if (f->end <= now)
-		f->quantum = HBM_INITIAL_QUANTUM;	/* nothing of it queued */
+	if (f->end <= now) {
+		/* Nothing of it queued: sparse if it sent little while it had. */
+		f->quantum = f->busy <= HBM_INITIAL_QUANTUM ? HBM_INITIAL_QUANTUM : 0;
+		f->busy = 0;
+	}
+	f->busy += len;
 	if (f->quantum > 0) {
 		depart = turn_take(q, f->end > now ? f->end : now, send, tx_ns);
 		if (depart < send)
@@ -175,17 +182,14 @@ static __always_inline __u64 flow_depart(struct hbm_vqueue *q, struct hbm_flow *
 	return depart;
 }
 
-/*
- * The departure time replaces TCP's own (its pacing): the cgroup's clock
- * paces the aggregate, and fq interleaves the flows.
- */
-static __always_inline void set_departure(struct __sk_buff *skb, struct hbm_vqueue *q,
-					  const struct hbm_pkt *p, __u64 now, __u64 send,
-					  __u64 tx_ns, bool past_horizon)
+/* The packet's departure time: its flow's turn unless past the horizon. */
+static __always_inline __u64 departure(struct __sk_buff *skb, struct hbm_vqueue *q,
+				       const struct hbm_pkt *p, __u64 now, __u64 send,
+				       __u64 tx_ns, bool past_horizon)
 {
 	struct hbm_flow *f = past_horizon ? NULL : flow_get(skb);
 
-	skb->tstamp = f ? flow_depart(q, f, now, send, p->len, tx_ns) : send;
+	return f ? flow_depart(q, f, now, send, p->len, tx_ns) : send;
 }
 
 SEC("cgroup_skb/egress")
@@ -196,7 +200,7 @@ int hbm_edt(struct __sk_buff *skb)
 	struct hbm_thresholds t;
 	struct hbm_pkt p = {};
 	struct hbm_vqueue *q;
-	__u64 now, send, tx_ns;
+	__u64 now, send, depart, tx_ns;
 	__s64 ahead;
 
 	if (!hbm_begin(skb, &cfg, &q, &p))
@@ -219,7 +223,11 @@ int hbm_edt(struct __sk_buff *skb)
 		__sync_fetch_and_sub(&q->lasttime, tx_ns);
 		hbm_debug(cfg, "drop len %llu ahead %lld ns cn %d", p.len, ahead, r.cn);
 	} else {
-		set_departure(skb, q, &p, now, send, tx_ns, hbm_past_horizon(ahead, p.len, &t));
+		/* It replaces TCP's own departure time (its pacing). */
+		depart = departure(skb, q, &p, now, send, tx_ns,
+				   hbm_past_horizon(ahead, p.len, &t));
+		r.turn = depart < send;
+		skb->tstamp = depart;
 	}
 	hbm_account(&p, &r, now, ahead);
 	return hbm_verdict(&r);

@@ -22,10 +22,14 @@ rpc_p99() {
 	echo "$p"
 }
 
+# turns: packets the last run's EDT program sent in a flow's turn (-S).
+turns() { awk -F: '/^pkts_turn:/ { print $2 + 0 }' "$TMPD/rpc.out"; }
+
 credit= edt= htb=
 for r in 1 2; do
 	credit="$credit $(rpc_p99)"
-	edt="$edt $(rpc_p99 --edt)"
+	edt="$edt $(rpc_p99 --edt -S)"
+	[ "$(turns)" -gt 0 ] 2>/dev/null || fail "EDT mode: pkts_turn '$(turns)', expected some"
 	htb="$htb $(rpc_p99 -q=htb)"
 done
 [ "$(echo $credit $edt $htb | wc -w)" = 6 ] ||

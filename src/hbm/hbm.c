@@ -378,6 +378,30 @@ static struct bpf_program *egress_program(struct bpf_object *obj)
 	return NULL;
 }
 
+/* A map of the object's, if it has the layout include/hbm.h gives it. */
+static bool map_layout_ok(struct bpf_object *obj, const char *name, __u32 value_size)
+{
+	struct bpf_map *m = bpf_object__find_map_by_name(obj, name);
+
+	if (!m) {
+		hbm_err("the BPF object lacks the map %s", name);
+		return false;
+	}
+	if (bpf_map__value_size(m) != value_size) {
+		hbm_err("the BPF object's %s has %u-byte values, this hbm expects %u "
+			"(built with another include/hbm.h)", name, bpf_map__value_size(m), value_size);
+		return false;
+	}
+	return true;
+}
+
+/* Before anything is made: an object built elsewhere must share hbm.h. */
+static int check_layout(struct run *r)
+{
+	return map_layout_ok(r->obj, "hbm_config", sizeof(struct hbm_config)) &&
+	       map_layout_ok(r->obj, "hbm_stats", sizeof(struct hbm_stats)) ? 0 : HBM_EXIT_USAGE;
+}
+
 static int load_object(struct run *r, const struct opts *o)
 {
 	int err;
@@ -395,10 +419,6 @@ static int load_object(struct run *r, const struct opts *o)
 	}
 	r->config_fd = bpf_object__find_map_fd_by_name(r->obj, "hbm_config");
 	r->stats_fd = bpf_object__find_map_fd_by_name(r->obj, "hbm_stats");
-	if (r->config_fd < 0 || r->stats_fd < 0) {
-		hbm_err("the BPF object lacks the maps hbm_config and hbm_stats");
-		return HBM_EXIT_USAGE;
-	}
 	return 0;
 }
 
@@ -700,6 +720,7 @@ static int setup(struct run *r, struct opts *o)
 	return find_cgroup2(cg_root, sizeof(cg_root)) ?:
 	       (o->netns ? hbm_enter_netns(o->netns) : 0) ?:
 	       open_object(r, o) ?:
+	       check_layout(r) ?:
 	       ensure_bpffs() ?:
 	       claim_id(r, o->id) ?:
 	       make_cgroup(r, cg_root, o->id) ?:

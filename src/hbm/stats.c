@@ -32,6 +32,7 @@ static void stats_add(struct hbm_stats *t, const struct hbm_stats *c)
 	t->cnt_rtt += c->cnt_rtt;
 	t->sum_credit += c->sum_credit;
 	t->pkts_exempt += c->pkts_exempt;
+	t->pkts_turn += c->pkts_turn;
 	if (c->first_ns && (!t->first_ns || c->first_ns < t->first_ns))
 		t->first_ns = c->first_ns;
 	if (c->last_ns > t->last_ns)
@@ -112,7 +113,10 @@ static void compute(const struct hbm_report *r, struct report_values *v)
 		v->verdict_pct[k] = pct(s->verdicts[k], s->pkts);
 }
 
-/* The format of the 2019 tool's hbm.<id>.out, plus limit_mbps and exempt. */
+/*
+ * The format of the 2019 tool's hbm.<id>.out, plus limit_mbps, pkts_exempt
+ * and (EDT) pkts_turn.
+ */
 void hbm_report_text(FILE *f, const struct hbm_report *r)
 {
 	const struct hbm_stats *s = &r->s;
@@ -142,6 +146,8 @@ void hbm_report_text(FILE *f, const struct hbm_report *r)
 		fprintf(f, "%s:%6.2f (%llu)\n", verdict_names[k], v.verdict_pct[k],
 			(unsigned long long)s->verdicts[k]);
 	fprintf(f, "pkts_exempt:%llu\n", (unsigned long long)s->pkts_exempt);
+	if (r->edt)
+		fprintf(f, "pkts_turn:%llu\n", (unsigned long long)s->pkts_turn);
 }
 
 /* The same, as one JSON object; spaces in names become underscores. */
@@ -168,5 +174,8 @@ void hbm_report_json(FILE *f, const struct hbm_report *r)
 	for (int k = 0; k < HBM_VERDICTS; k++)
 		fprintf(f, "%s\"%s\":{\"percent\":%.3f,\"count\":%llu}", k ? "," : "",
 			verdict_names[k], v.verdict_pct[k], (unsigned long long)s->verdicts[k]);
-	fprintf(f, "},\"pkts_exempt\":%llu}\n", (unsigned long long)s->pkts_exempt);
+	fprintf(f, "},\"pkts_exempt\":%llu", (unsigned long long)s->pkts_exempt);
+	if (r->edt)
+		fprintf(f, ",\"pkts_turn\":%llu", (unsigned long long)s->pkts_turn);
+	fprintf(f, "}\n");
 }
