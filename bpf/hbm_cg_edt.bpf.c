@@ -14,20 +14,21 @@
  *
  * Flows within the cgroup. The clock alone serves packets in the order
  * they came, whoever sent them: an RPC's 10 KB request would wait for every
- * byte of bulk transfer stamped before it, as in htb's FIFO. So a sparse
- * socket (none of its bytes still queued, and at most 10 MTU sent while it
- * last had some; kept in sk storage) starts a turn: its next
- * HBM_INITIAL_QUANTUM bytes (10 MTU, as sch_fq's new flows; a request
- * fits) leave before the clock's slot, at the rate from now, behind the
- * other turns (a second clock, turn_clock). The clock is charged for them
- * all the same, so the bulk flows' later packets leave that much later and
- * the cgroup keeps its rate: bytes sent ahead are at most what the clock
- * is ahead, and when all flows are short (a web server's) their turns go
- * one after the other at the rate. Bulk flows stay on the clock: TCP small
- * queues keep two of their skbs queued, and one that a stall of the sender
- * drains has sent too much to be sparse. No turn starts or goes on while
- * the clock is past the drop horizon (below), not even for the packets
- * that horizon exempts, so what is ahead stays below the horizon.
+ * byte of bulk transfer stamped before it, as in htb's FIFO. So a socket
+ * none of whose bytes is still queued (per socket, in sk storage: when its
+ * last stamped byte leaves) starts a turn: its next HBM_INITIAL_QUANTUM
+ * bytes (10 MTU, as sch_fq's new flows; a request fits) leave before the
+ * clock's slot, at the rate from now, behind the other turns (a second
+ * clock, turn_clock). The clock is charged for them all the same, so the
+ * bulk flows' later packets leave that much later and the cgroup keeps its
+ * rate: bytes sent ahead are at most what the clock is ahead, and when all
+ * flows are short (a web server's) their turns go one after the other at
+ * the rate. Bulk flows stay on the clock: TCP small queues keep two of
+ * their skbs queued, so they seldom run empty (a stall of the sender can
+ * drain one, and it takes a turn, as a flow that empties does in sch_fq).
+ * No turn starts or goes on while the clock is past the drop horizon
+ * (below), not even for the packets that horizon exempts, so what is ahead
+ * stays below the horizon.
  *
  * How far ahead of now the clock's slot for a packet is, is the queueing
  * delay a FIFO would give it, and decides its fate:
@@ -118,7 +119,6 @@ static __always_inline void judge(struct __sk_buff *skb, const struct hbm_pkt *p
 struct hbm_flow {
 	__u64 end;		/* ns: when the last byte it was given leaves */
 	__s64 quantum;		/* bytes it may still send ahead of the clock */
-	__u64 busy;		/* bytes since it last had nothing queued */
 };
 
 struct {
@@ -167,12 +167,8 @@ static __always_inline __u64 flow_depart(struct hbm_vqueue *q, struct hbm_flow *
 {
 	__u64 depart = send;
 
-	if (f->end <= now) {
-		/* Nothing of it queued: sparse if it sent little while it had. */
-		f->quantum = f->busy <= HBM_INITIAL_QUANTUM ? HBM_INITIAL_QUANTUM : 0;
-		f->busy = 0;
-	}
-	f->busy += len;
+	if (f->end <= now)
+		f->quantum = HBM_INITIAL_QUANTUM;	/* nothing of it queued */
 	if (f->quantum > 0) {
 		depart = turn_take(q, f->end > now ? f->end : now, send, tx_ns);
 		if (depart < send)
