@@ -9,7 +9,7 @@
 
 command -v netperf >/dev/null || skip "no netperf (bookworm non-free)"
 RATE=10		# Mbit/s
-SECS=5
+SECS=4
 SRV=198.51.100.2
 
 "$HT" setup >/dev/null || fail "hbm-test setup failed"
