@@ -16,6 +16,8 @@ note() { echo "# $*"; }
 
 # expect CMD...: run it, fail unless it succeeds.
 expect() { "$@" || fail "'$*' exited $?"; }
+# in_cgroup DIR CMD...: CMD as a process of cgroup v2 directory DIR.
+in_cgroup() { sh -c 'echo $$ >"$1/cgroup.procs" && shift && exec "$@"' sh "$@"; }
 
 # expect_err CODE REGEX CMD...: fail unless CMD exits CODE with stderr
 # matching REGEX on one line.

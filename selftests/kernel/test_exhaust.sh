@@ -68,7 +68,7 @@ mkdir -p $CG
 [ -e $CG/memory.max ] || skip "no memory controller in cgroup2: cannot cap map memory"
 echo 32M >$CG/memory.max
 expect_err 1 "cannot allocate the maps of bpf_fq" \
-	dash -c 'echo $$ >"$1/cgroup.procs" && exec "$2" load fq' - $CG "$BQ"
+	in_cgroup $CG "$BQ" load fq
 rmdir $CG
 [ ! -e /sys/fs/bpf/bpfqdisc/fq ] || fail "a failed load left /sys/fs/bpf/bpfqdisc/fq"
 expect "$BQ" load fq >/dev/null

@@ -39,7 +39,7 @@ HBM_PIDS=
 
 # -s and -l: ping over lo in the cgroup is judged, with the stats' names.
 hbm_bg -n 5 -r 50 -l -s -d
-sh -c "echo \$\$ > '$CG/hbm5/cgroup.procs' && exec ping -c 3 -i 0.2 -q 127.0.0.1" >/dev/null ||
+in_cgroup "$CG/hbm5" ping -c 3 -i 0.2 -q 127.0.0.1 >/dev/null ||
 	fail "ping in the cgroup failed"
 kill -TERM $HBM_PID
 wait $HBM_PID || fail "hbm -s exited $?"

@@ -23,8 +23,7 @@ mkdir -p "$CG/hbm1"
 crr_mbps() {
 	pids=
 	for i in 1 2 3 4; do
-		sh -c 'echo $$ >"$1/cgroup.procs" && shift && exec "$@"' sh "$CG/hbm1" \
-			ip netns exec hbmc netperf -H $SRV -l $SECS -t TCP_CRR -P 0 -- \
+		in_cgroup "$CG/hbm1" ip netns exec hbmc netperf -H $SRV -l $SECS -t TCP_CRR -P 0 -- \
 			-r 10240,1 -k TRANSACTION_RATE >"$TMPD/crr.$i" 2>&1 &
 		pids="$pids $!"
 	done
