@@ -7,7 +7,10 @@
 # in the same boot, with 1 ms of netem delay (at veth's 0.3 ms RTT TCP's
 # minimum window is above 50 Mbit/s, and credit mode holds the rate only by
 # drops that stall TCP for 200 ms, docs/hbm.md). Passes when each mode's
-# mean P99 is under 3/4 of htb's.
+# mean P99 is under 3/4 of htb's. htb's P99 is the depth of the queue the
+# bulk flows build, which varies most: 24-63 ms over eight rounds in one
+# boot, while credit mode's was 17-22. So a miss gets two more rounds, and
+# the four decide (a CI run failed on two: credit mode 25.2, htb 29.5).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/hbm_lib.sh"
 
@@ -25,20 +28,34 @@ rpc_p99() {
 # turns: packets the last run's EDT program sent in a flow's turn (-S).
 turns() { awk -F: '/^pkts_turn:/ { print $2 + 0 }' "$TMPD/rpc.out"; }
 
+# rounds N: N more interleaved rounds of the three, P99s appended to
+# $credit, $edt and $htb.
 credit= edt= htb=
-for r in 1 2; do
-	credit="$credit $(rpc_p99)"
-	edt="$edt $(rpc_p99 --edt -S)"
-	[ "$(turns)" -gt 0 ] 2>/dev/null || fail "EDT mode: pkts_turn '$(turns)', expected some"
-	htb="$htb $(rpc_p99 -q=htb)"
-done
-[ "$(echo $credit $edt $htb | wc -w)" = 6 ] ||
-	fail "a run gave no P99: credit mode '$credit', EDT mode '$edt', htb '$htb'"
+rounds() {
+	for r in $(seq "$1"); do
+		c=$(rpc_p99) && e=$(rpc_p99 --edt -S) || exit 1	# rpc_p99 said why
+		[ "$(turns)" -gt 0 ] 2>/dev/null || fail "EDT mode: pkts_turn '$(turns)', expected some"
+		h=$(rpc_p99 -q=htb) || exit 1
+		credit="$credit $c" edt="$edt $e" htb="$htb $h"
+	done
+}
+
 mean() { echo "$1" | awk '{ for (i = 1; i <= NF; i++) s += $i; printf "%.1f", s / NF }'; }
-cm=$(mean "$credit") em=$(mean "$edt") hm=$(mean "$htb")
-note "RPC P99 at $RATE Mbit/s next to 3 bulk flows: credit mode$credit ms (mean $cm), EDT mode$edt ms (mean $em), htb$htb ms (mean $hm)"
-fge "$hm" 10 || skip "htb built no queue (RPC P99 $hm ms): nothing to compare"
-bound=$(awk -v h="$hm" 'BEGIN { print h * 3 / 4 }')
-fge "$bound" "$cm" || fail "credit mode: RPC P99 $cm ms, not under 3/4 of htb's $hm ms"
-fge "$bound" "$em" || fail "EDT mode: RPC P99 $em ms, not under 3/4 of htb's $hm ms"
+# judge: 0 when both modes' mean P99 is under 3/4 of htb's; sets $verdict.
+judge() {
+	cm=$(mean "$credit") em=$(mean "$edt") hm=$(mean "$htb")
+	note "RPC P99 at $RATE Mbit/s next to 3 bulk flows: credit mode$credit ms (mean $cm), EDT mode$edt ms (mean $em), htb$htb ms (mean $hm)"
+	fge "$hm" 10 || skip "htb built no queue (RPC P99 $hm ms): nothing to compare"
+	bound=$(awk -v h="$hm" 'BEGIN { print h * 3 / 4 }')
+	verdict=
+	fge "$bound" "$cm" || verdict="credit mode: RPC P99 $cm ms, not under 3/4 of htb's $hm ms"
+	fge "$bound" "$em" || verdict="${verdict:+$verdict; }EDT mode: RPC P99 $em ms, not under 3/4 of htb's $hm ms"
+	[ -z "$verdict" ]
+}
+
+rounds 2
+judge && exit 0
+note "$verdict: two more rounds"
+rounds 2
+judge || fail "$verdict"
 exit 0
