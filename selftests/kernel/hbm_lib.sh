@@ -48,15 +48,14 @@ hbm_bg() {
 
 TMPD=$(mktemp -d)
 
-# Static keys held on for the whole test. Every ping flips netstamp_needed_key
-# when it is the only timestamping socket, and every hbm run flips the cgroup
-# egress key when it is the only egress program. Under TCG, patching a static
-# key while the other vCPU runs through it can Oops (int3; seen twice at
-# netstamp sites in __netif_receive_skb_core and netif_rx_internal). A
-# background ping and an idle hbm (id 999, empty cgroup) keep both keys on.
+# Static keys held on for the whole test, also when it runs without
+# selftests/kernel/run: netstamp_needed_key (hold_netstamp, lib.sh) and the
+# cgroup egress key, which every hbm run flips when it is the only egress
+# program, with the same risk under TCG. An idle hbm (id 999, empty cgroup)
+# holds the latter.
 hold_static_keys() {
-	ping -q -i 5 127.0.0.1 >/dev/null 2>&1 &
-	HOLD_PIDS=$!
+	hold_netstamp
+	HOLD_PIDS=${HOLD:-}
 	"$HBM" -n 999 -r 100000 >/dev/null 2>&1 &
 	HOLD_PIDS="$HOLD_PIDS $!"
 }

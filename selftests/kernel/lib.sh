@@ -19,6 +19,24 @@ expect() { "$@" || fail "'$*' exited $?"; }
 # in_cgroup DIR CMD...: CMD as a process of cgroup v2 directory DIR.
 in_cgroup() { sh -c 'echo $$ >"$1/cgroup.procs" && shift && exec "$@"' sh "$@"; }
 
+# hold_netstamp: keep netstamp_needed_key on until $HOLD is killed. Every
+# ping that is the only timestamping socket flips it, and under TCG patching
+# a static key while the other vCPU runs through it can Oops (int3 in
+# netif_rx_internal and __netif_receive_skb_core, seen when a test started
+# 300 pings). The holder is a ping in a namespace of its own, whose name is
+# gone as soon as the ping is in it, so that no test sees either.
+hold_netstamp() {
+	ip netns add stamphold && ip -n stamphold link set lo up || return
+	ip netns exec stamphold ping -q -i 10 127.0.0.1 >/dev/null 2>&1 &
+	HOLD=$!
+	i=0
+	until [ -n "$(ip netns pids stamphold)" ] || [ $i -ge 100 ]; do
+		i=$((i + 1))
+		sleep 0.01
+	done
+	ip netns del stamphold
+}
+
 # expect_err CODE REGEX CMD...: fail unless CMD exits CODE with stderr
 # matching REGEX on one line.
 expect_err() {
