@@ -42,7 +42,7 @@ for kind in fq bpf_fq; do
 	fl=$(bstat a va drops.flow_limit) ol=$(bstat a va drops.overlimit)
 	res="$res bpf_fq: max qlen $m, $drops drops, flow_limit $fl, overlimit $ol;"
 	[ "$ol" = 0 ] || fail "bpf_fq: $ol overlimit drops from one flow"
-	[ "$m" -le 109 ] || fail "bpf_fq: one flow held $m packets, flow_limit 100 (+8 fast path +1 peeked)"
+	[ "$m" -le 109 ] || fail "bpf_fq: one flow held $m packets, flow_limit 100 (+8 fast path +1 peeked);$res"
 	[ "$fl" -gt 0 ] && [ "$fl" = "$drops" ] || fail "bpf_fq: $fl flow-limit drops, tc $drops"
 done
 note "one flow:$res"

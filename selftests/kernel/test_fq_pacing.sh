@@ -9,7 +9,7 @@
 #    from sk_pacing_rate, comes out at fq's rate within 5%. 5 Mbit/s,
 #    because at 50 the pause per quantum (0.5 ms) is as short as the
 #    watchdog's lateness under TCG, and both qdiscs fall to about half.
-# The checks are on bpf_fq (one retry: the host is noisy); fq's figures
+# The checks are on bpf_fq, measured once on the virtual clock; fq's figures
 # are shown, "!" marking where fq itself missed.
 . "$(dirname "$0")/lib.sh"
 . "$TOP/selftests/progs/fq_lib.sh"
