@@ -110,7 +110,7 @@ $(BIN)/%: selftests/progs/%.c | $(BIN)
 	$(Q)$(CC) $(CFLAGS) $< -o $@
 
 # libFuzzer harnesses over the parsers, with ASan and UBSan.
-FUZZ_SRCS := src/units.c src/nl.c src/sys.c
+FUZZ_SRCS := src/units.c src/nl.c src/sys.c src/json.c
 $(BIN)/fuzz_%: selftests/fuzz/fuzz_%.c selftests/fuzz/fuzz_words.h $(FUZZ_SRCS) src/lib.h include/bpfqdisc.h | $(BIN) check-deps
 	$(call msg,FUZZ,$@)
 	$(Q)$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \

@@ -308,10 +308,13 @@ static void show_row(const struct class_req *r, bool *first, __u64 id, __u64 rat
 
 	a = a ?: &none;
 	if (r->json) {
-		printf("%s{\"dev\":\"%s\",\"%s\":\"%s\",\"id\":%llu,\"rate\":%llu,\"class\":%s,"
+		printf("%s{\"dev\":", *first ? "" : ",");
+		bq_json_str(stdout, r->dev);
+		printf(",\"%s\":", selectors[r->by]);
+		bq_json_str(stdout, name);
+		printf(",\"id\":%llu,\"rate\":%llu,\"class\":%s,"
 		       "\"pkts\":%llu,\"bytes\":%llu,\"marked\":%llu,\"ce_marked\":%llu,\"dropped\":%llu}",
-		       *first ? "" : ",", r->dev, selectors[r->by], name, (unsigned long long)id,
-		       (unsigned long long)rate, class ? "true" : "false",
+		       (unsigned long long)id, (unsigned long long)rate, class ? "true" : "false",
 		       (unsigned long long)a->pkts, (unsigned long long)a->bytes,
 		       (unsigned long long)a->marks, (unsigned long long)a->ce,
 		       (unsigned long long)a->drops);

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <linux/types.h>
 #include "bpfqdisc.h"
 
@@ -27,6 +28,12 @@ extern const size_t bq_nkinds;
 const struct bq_kind *bq_kind_find(const char *name);
 /* "fifo, fq" into buf, for error messages. */
 const char *bq_kind_names(char *buf, size_t len);
+
+/* --- output (json.c) --- */
+/* s as a JSON string, quoted and escaped; invalid UTF-8 becomes U+FFFD. */
+void bq_json_str(FILE *f, const char *s);
+/* s as a Prometheus label value, quoted and escaped, likewise. */
+void bq_prom_label(FILE *f, const char *s);
 
 /* Prints "bpfqdisc: <message>" on stderr. */
 void bq_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

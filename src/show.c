@@ -38,21 +38,6 @@ struct opts {
 	unsigned interval;
 };
 
-/* JSON string: device names may hold any printable byte but '/' and ':'. */
-static void json_str(const char *s)
-{
-	putchar('"');
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			printf("\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			printf("\\u%04x", *s);
-		else
-			putchar(*s);
-	}
-	putchar('"');
-}
-
 static void handle_str(__u32 h, char *buf, size_t len)
 {
 	if (h == TC_H_ROOT)
@@ -157,9 +142,9 @@ static void print_json(const struct view *v, bool stats)
 	handle_str(v->tc.handle, h, sizeof(h));
 	handle_str(v->tc.parent, p, sizeof(p));
 	printf("{\"kind\":");
-	json_str(v->tc.kind);
+	bq_json_str(stdout, v->tc.kind);
 	printf(",\"handle\":\"%s\",\"parent\":\"%s\",\"dev\":", h, p);
-	json_str(v->tc.dev);
+	bq_json_str(stdout, v->tc.dev);
 	if (v->kind) {
 		printf(",\"options\":{");
 		for (size_t i = 0; i < v->set.n; i++)
@@ -199,9 +184,10 @@ static void prom(const struct view *v, const char *name, const char *extra, __u6
 
 	handle_str(v->tc.handle, h, sizeof(h));
 	printf("bpfqdisc_%s{dev=", name);
-	json_str(v->tc.dev);	/* Prometheus label escaping matches JSON's here */
-	printf(",kind=\"%s\",handle=\"%s\"%s} %llu\n", v->tc.kind, h, extra,
-	       (unsigned long long)val);
+	bq_prom_label(stdout, v->tc.dev);
+	printf(",kind=");
+	bq_prom_label(stdout, v->tc.kind);
+	printf(",handle=\"%s\"%s} %llu\n", h, extra, (unsigned long long)val);
 }
 
 /* A kind's own statistics, as bpfqdisc_<kind>_<name>[_total]. */
