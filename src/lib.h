@@ -127,8 +127,8 @@ struct bq_qdisc_info {
 	char dev[16];
 	char kind[BQ_KIND_LEN];
 	__u32 handle, parent;
-	__u64 bytes;
-	__u32 packets, qlen, backlog, drops, requeues, overlimits;
+	__u64 bytes, packets;
+	__u32 qlen, backlog, drops, requeues, overlimits;
 };
 /* Creates (or with replace, replaces) a qdisc; msg gets the kernel's words. */
 int bq_nl_qdisc_new(int ifindex, __u32 parent, __u32 handle, const char *kind, bool replace,

@@ -115,9 +115,9 @@ static void print_text(const struct view *v, bool stats)
 	printf("\n");
 	if (!stats)
 		return;
-	printf(" Sent %llu bytes %u pkt (dropped %u, overlimits %u requeues %u)\n"
+	printf(" Sent %llu bytes %llu pkt (dropped %u, overlimits %u requeues %u)\n"
 	       " backlog %ub %up requeues %u\n",
-	       (unsigned long long)v->tc.bytes, v->tc.packets, v->tc.drops, v->tc.overlimits,
+	       (unsigned long long)v->tc.bytes, (unsigned long long)v->tc.packets, v->tc.drops, v->tc.overlimits,
 	       v->tc.requeues, v->tc.backlog, v->tc.qlen, v->tc.requeues);
 	if (!v->kind)
 		return;
@@ -153,9 +153,9 @@ static void print_json(const struct view *v, bool stats)
 		printf("}");
 	}
 	if (stats) {
-		printf(",\"bytes\":%llu,\"packets\":%u,\"drops\":%u,\"overlimits\":%u,"
+		printf(",\"bytes\":%llu,\"packets\":%llu,\"drops\":%u,\"overlimits\":%u,"
 		       "\"requeues\":%u,\"backlog\":%u,\"qlen\":%u",
-		       (unsigned long long)v->tc.bytes, v->tc.packets, v->tc.drops,
+		       (unsigned long long)v->tc.bytes, (unsigned long long)v->tc.packets, v->tc.drops,
 		       v->tc.overlimits, v->tc.requeues, v->tc.backlog, v->tc.qlen);
 	}
 	if (stats && v->kind) {
