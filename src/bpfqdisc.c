@@ -213,6 +213,7 @@ static int cmd_list(int argc, char **argv)
 {
 	__u64 our_netns = bq_self_netns_cookie();
 	int err = prepare(BQ_NEED_READ);
+	bool failed = false;
 
 	if (err)
 		return err;
@@ -233,13 +234,16 @@ static int cmd_list(int argc, char **argv)
 			print_params(&set, &defaults);
 			printf("\n");
 		}
-		if (bq_instances(k, &v, &n) < 0)
-			bq_err("cannot read the instances of %s: %s", k->kind, strerror(errno));
+		err = bq_instances(k, &v, &n);
+		if (err) {
+			bq_err("cannot read the instances of %s: %s", k->kind, strerror(-err));
+			failed = true;
+		}
 		for (size_t j = 0; j < n; j++)
 			print_instance(k, &set, &v[j], our_netns);
 		free(v);
 	}
-	return 0;
+	return failed ? BQ_EXIT_FAIL : 0;
 }
 
 static int cmd_params(int argc, char **argv)
@@ -295,6 +299,7 @@ int main(int argc, char **argv)
 		{ "qdisc", bq_cmd_qdisc }, { "stats", bq_cmd_stats }, { "class", bq_cmd_class },
 	};
 
+	bq_quiet_libbpf();
 	if (argc > 1 && (!strcmp(argv[1], "-n") || !strcmp(argv[1], "-netns") ||
 			 !strcmp(argv[1], "--netns"))) {
 		int err = argc > 2 ? enter_netns(argv[2]) : BQ_EXIT_USAGE;

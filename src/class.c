@@ -265,6 +265,14 @@ static int find_qdisc(struct class_req *r)
 	return 0;
 }
 
+static __u32 map_entries(int fd)
+{
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
+
+	return bpf_map_get_info_by_fd(fd, &info, &len) ? 0 : info.max_entries;
+}
+
 static int write_class(struct class_req *r)
 {
 	struct hbm_class_key key = { .slot = r->inst.slot, .id = r->id };
@@ -283,7 +291,11 @@ static int write_class(struct class_req *r)
 		       "there is no class for", selectors[r->by], r->what, r->dev);
 		return BQ_EXIT_USAGE;
 	}
-	bq_err("cannot %s the class: %s", r->verb, strerror(errno));
+	if (errno == E2BIG)
+		bq_err("cannot add the class: the class map of %s is full (%u classes for all its qdiscs; "
+		       "load it with a larger --max-instances for more)", r->kind->kind, map_entries(r->classes));
+	else
+		bq_err("cannot %s the class: %s", r->verb, strerror(errno));
 	return BQ_EXIT_FAIL;
 }
 

@@ -39,6 +39,8 @@ void bq_prom_label(FILE *f, const char *s);
 void bq_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* --- environment (sys.c) --- */
+/* libbpf's messages off unless LIBBPF_LOG is set: before any libbpf call. */
+void bq_quiet_libbpf(void);
 enum bq_need { BQ_NEED_LOAD, BQ_NEED_READ };
 /* Each returns 0 or prints the problem and returns BQ_EXIT_FAIL. */
 int bq_check_caps(enum bq_need need);

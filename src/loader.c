@@ -297,6 +297,17 @@ static int pin_all(const struct bq_kind *k, struct bpf_object *obj, struct bpf_l
 	return bpf_link__pin(link, path);
 }
 
+/* Whether every map got its fd: then a load failure is the programs'. */
+static bool maps_created(const struct bpf_object *obj)
+{
+	struct bpf_map *m;
+
+	bpf_object__for_each_map(m, obj)
+		if (bpf_map__autocreate(m) && bpf_map__fd(m) < 0)
+			return false;
+	return true;
+}
+
 static int load_and_register(const struct bq_kind *k, struct bpf_object *obj,
 			     const struct bq_params *defaults)
 {
@@ -306,14 +317,14 @@ static int load_and_register(const struct bq_kind *k, struct bpf_object *obj,
 	int err;
 
 	err = bpf_object__load(obj);
-	if (err == -ENOMEM || err == -E2BIG) {
+	if ((err == -ENOMEM || err == -E2BIG) && !maps_created(obj)) {
 		bq_err("cannot allocate the maps of %s: %s (try smaller --max-instances or --ring-slots)",
 		       k->kind, strerror(-err));
 		return BQ_EXIT_FAIL;
 	}
 	if (err) {
 		bq_err("cannot load %s: %s (LIBBPF_LOG=1 shows libbpf's and the verifier's log)",
-		       k->kind, strerror(-err));
+		       k->kind, err == -E2BIG ? "a program is too large for the verifier" : strerror(-err));
 		return BQ_EXIT_FAIL;
 	}
 	err = bpf_map_update_elem(bpf_map__fd(bpf_object__find_map_by_name(obj, "bq_defaults")),
@@ -340,14 +351,6 @@ static int load_and_register(const struct bq_kind *k, struct bpf_object *obj,
 	return 0;
 }
 
-static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	/* Our own error line says what failed; LIBBPF_LOG=1 shows libbpf's. */
-	if (!getenv("LIBBPF_LOG"))
-		return 0;
-	return vfprintf(stderr, fmt, ap);
-}
-
 int bq_load(const struct bq_kind *k, const struct bq_load_opts *o)
 {
 	struct bpf_object *obj;
@@ -358,7 +361,6 @@ int bq_load(const struct bq_kind *k, const struct bq_load_opts *o)
 		bq_err("%s is already loaded", k->kind);
 		return BQ_EXIT_FAIL;
 	}
-	libbpf_set_print(libbpf_quiet);
 	obj = open_kind(k);
 	if (!obj)
 		return BQ_EXIT_FAIL;
@@ -465,13 +467,19 @@ int bq_unload(const struct bq_kind *k, bool force)
 {
 	struct bq_instance_info *v;
 	size_t n = 0;
+	int err;
 
 	if (!bq_is_loaded(k)) {
 		bq_err("%s is not loaded", k->kind);
 		return BQ_EXIT_FAIL;
 	}
-	if (!bq_instances(k, &v, &n))
-		free(v);
+	err = bq_instances(k, &v, &n);
+	free(v);
+	if (err && !force) {
+		bq_err("cannot read the instances of %s (%s), so cannot tell whether qdiscs are live; "
+		       "repeat with --force to unload anyway", k->kind, strerror(-err));
+		return BQ_EXIT_FAIL;
+	}
 	if (n && !force) {
 		bq_err("%s has %zu live qdisc(s): unloading stops new ones from being created, "
 		       "the live ones keep working until deleted; repeat with --force to do it", k->kind, n);

@@ -102,12 +102,18 @@ static int lock_kind(const struct bq_kind *k)
 
 	snprintf(path, sizeof(path), "%s/%s", BQ_PIN_ROOT, k->name);
 	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB)) {
-		close(fd);
-		fd = -1;
+	if (fd < 0) {
+		bq_err("cannot open %s to lock it: %s", path, strerror(errno));
+		return -1;
 	}
-	if (fd < 0)
-		bq_err("another bpfqdisc is changing %s qdiscs; try again", k->kind);
+	if (flock(fd, LOCK_EX | LOCK_NB)) {
+		if (errno == EWOULDBLOCK)
+			bq_err("another bpfqdisc is changing %s qdiscs; try again", k->kind);
+		else
+			bq_err("cannot lock %s: %s", path, strerror(errno));
+		close(fd);
+		return -1;
+	}
 	return fd;
 }
 

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/mount.h>
@@ -36,6 +37,19 @@ void bq_err(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+}
+
+static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	/* Our own error line says what failed; LIBBPF_LOG=1 shows libbpf's. */
+	if (!getenv("LIBBPF_LOG"))
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+void bq_quiet_libbpf(void)
+{
+	libbpf_set_print(libbpf_quiet);
 }
 
 static bool cap_effective(int cap)
@@ -74,11 +88,16 @@ int bq_check_kernel(void)
 	struct utsname u;
 	int id;
 
-	id = btf ? btf__find_by_name_kind(btf, "bpf_qdisc_skb_drop", BTF_KIND_FUNC) : -1;
+	uname(&u);
+	if (!btf) {
+		bq_err("cannot read this kernel's (%s) BTF at /sys/kernel/btf/vmlinux: BPF qdiscs need "
+		       "CONFIG_DEBUG_INFO_BTF", u.release);
+		return BQ_EXIT_FAIL;
+	}
+	id = btf__find_by_name_kind(btf, "bpf_qdisc_skb_drop", BTF_KIND_FUNC);
 	btf__free(btf);
 	if (id >= 0)
 		return 0;
-	uname(&u);
 	bq_err("this kernel (%s) cannot run BPF qdiscs: it needs CONFIG_NET_SCH_BPF (Linux ≥ 6.16)",
 	       u.release);
 	return BQ_EXIT_FAIL;
