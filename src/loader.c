@@ -17,6 +17,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "lib.h"
+#include "pindir.h"
 
 /* Maps user space reads after load, besides the slot maps marked BQ_MAP_PIN. */
 static const char *const pinned_maps[] = { "bq_defaults", "bq_pending" };
@@ -276,9 +277,6 @@ static int pin_all(const struct bq_kind *k, struct bpf_object *obj, struct bpf_l
 	char path[256];
 	int err;
 
-	pin_path(path, sizeof(path), k, NULL);
-	if (mkdir(path, 0700) && errno != EEXIST)
-		return -errno;
 	for (size_t i = 0; i < sizeof(pinned_maps) / sizeof(pinned_maps[0]); i++) {
 		err = pin_map(k, obj, pinned_maps[i]);
 		if (err)
@@ -353,12 +351,18 @@ static int load_and_register(const struct bq_kind *k, struct bpf_object *obj,
 
 int bq_load(const struct bq_kind *k, const struct bq_load_opts *o)
 {
+	char dir[256], why[512];
 	struct bpf_object *obj;
 	const char *big = NULL;
 	int err;
 
 	if (bq_is_loaded(k)) {
 		bq_err("%s is already loaded", k->kind);
+		return BQ_EXIT_FAIL;
+	}
+	pin_path(dir, sizeof(dir), k, NULL);
+	if (bq_pin_dir(dir, why, sizeof(why))) {
+		bq_err("%s", why);
 		return BQ_EXIT_FAIL;
 	}
 	obj = open_kind(k);

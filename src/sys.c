@@ -17,6 +17,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "lib.h"
+#include "pindir.h"
 
 #ifndef CAP_PERFMON
 #define CAP_PERFMON 38
@@ -113,14 +114,15 @@ static bool is_bpffs(const char *path)
 int bq_ensure_bpffs(void)
 {
 	const char *root = "/sys/fs/bpf";
+	char why[512];
 
 	if (!is_bpffs(root) && mount("bpf", root, "bpf", 0, "mode=0700")) {
 		bq_err("bpffs is not mounted at %s and mounting it failed (%s): mount -t bpf bpf %s",
 		       root, strerror(errno), root);
 		return BQ_EXIT_FAIL;
 	}
-	if (mkdir(BQ_PIN_ROOT, 0700) && errno != EEXIST) {
-		bq_err("cannot create %s: %s", BQ_PIN_ROOT, strerror(errno));
+	if (bq_pin_dir(BQ_PIN_ROOT, why, sizeof(why))) {
+		bq_err("%s", why);
 		return BQ_EXIT_FAIL;
 	}
 	return 0;
