@@ -273,6 +273,12 @@ static __u32 map_entries(int fd)
 	return bpf_map_get_info_by_fd(fd, &info, &len) ? 0 : info.max_entries;
 }
 
+static int replaced(const struct class_req *r)
+{
+	bq_err("%s on %s was replaced meanwhile: run the class command again", r->kind->kind, r->dev);
+	return BQ_EXIT_FAIL;
+}
+
 static int write_class(struct class_req *r)
 {
 	struct hbm_class_key key = { .slot = r->inst.slot, .id = r->id };
@@ -280,10 +286,19 @@ static int write_class(struct class_req *r)
 	bool add = !strcmp(r->verb, "add");
 	int err;
 
+	/* The slot was looked up earlier: a new qdisc may hold it now. */
+	if (!bq_instance_current(r->kind, &r->inst))
+		return replaced(r);
 	if (!strcmp(r->verb, "del"))
 		err = bpf_map_delete_elem(r->classes, &key);
 	else
 		err = bpf_map_update_elem(r->classes, &key, &c, add ? BPF_NOEXIST : BPF_EXIST);
+	if (!err && !bq_instance_current(r->kind, &r->inst)) {
+		/* A new qdisc's class it never asked for: take back an add. */
+		if (add)
+			bpf_map_delete_elem(r->classes, &key);
+		return replaced(r);
+	}
 	if (!err)
 		return 0;
 	if (errno == EEXIST || errno == ENOENT) {

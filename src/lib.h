@@ -109,6 +109,9 @@ struct bq_instance_info {
 /* Live instances of a loaded kind; *n set. Caller frees. -errno on error. */
 int bq_instances(const struct bq_kind *k, struct bq_instance_info **out, size_t *n);
 
+/* Whether inst's slot still holds that instance (its generation). */
+bool bq_instance_current(const struct bq_kind *k, const struct bq_instance *inst);
+
 /*
  * The live instance on ifindex in this netns at handle (if not 0) or parent,
  * of kind *kind, or of any loaded kind if *kind is NULL; *kind is set to it.

@@ -467,6 +467,24 @@ out:
 	return err;
 }
 
+/*
+ * A slot is reused as soon as its qdisc is gone: an instance read earlier
+ * is still the slot's only if its generation, the time it was created
+ * (distinct for every qdisc a slot ever held), is still there.
+ */
+bool bq_instance_current(const struct bq_kind *k, const struct bq_instance *inst)
+{
+	struct bq_instance now;
+	int fd = bq_open_map(k, "bq_instances");
+	bool same;
+
+	if (fd < 0)
+		return false;
+	same = !bpf_map_lookup_elem(fd, &inst->slot, &now) && now.created_ns == inst->created_ns;
+	close(fd);
+	return same;
+}
+
 int bq_unload(const struct bq_kind *k, bool force)
 {
 	struct bq_instance_info *v;
