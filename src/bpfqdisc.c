@@ -80,7 +80,11 @@ static const struct bq_kind *kind_arg(const char *name)
 
 static int prepare(enum bq_need need)
 {
-	return bq_check_caps(need) ?: bq_check_kernel() ?: bq_ensure_bpffs();
+	int err = bq_check_caps(need) ?: bq_check_kernel() ?: bq_ensure_bpffs();
+
+	if (!err)
+		bq_tidy();
+	return err;
 }
 
 static int parse_u32(const char *opt, const char *text, __u32 *out)
@@ -224,11 +228,15 @@ static int cmd_list(int argc, char **argv)
 		struct bq_params defaults;
 		size_t n = 0;
 
-		if (!bq_is_loaded(k)) {
+		if (!bq_has_state(k)) {
 			printf("%-10s not loaded  %s\n", k->kind, k->summary);
 			continue;
 		}
-		printf("%-10s loaded     %s\n", k->kind, k->summary);
+		if (bq_is_loaded(k))
+			printf("%-10s loaded     %s\n", k->kind, k->summary);
+		else
+			printf("%-10s unloaded with live qdiscs (of the earlier load)  %s\n", k->kind,
+			       k->summary);
 		if (!bq_kind_params(k, &set) && !bq_read_defaults(k, &defaults)) {
 			printf("  defaults:");
 			print_params(&set, &defaults);

@@ -79,6 +79,11 @@ struct bq_load_opts {
 int bq_load(const struct bq_kind *k, const struct bq_load_opts *o);
 int bq_unload(const struct bq_kind *k, bool force);
 bool bq_is_loaded(const struct bq_kind *k);
+/* Its maps are pinned: loaded, or unloaded (--force) under live qdiscs. */
+bool bq_has_state(const struct bq_kind *k);
+/* Unpins what no qdisc uses any more: a kind's state kept by unload --force
+ * once its qdiscs are gone, egress attachments of devices that went. */
+void bq_tidy(void);
 /* The tables a kind's object describes itself with (cached). NULL on error. */
 struct bq_kind_meta {
 	struct bq_param_desc params[BQ_MAX_PARAMS];

@@ -35,6 +35,14 @@ bool bq_is_loaded(const struct bq_kind *k)
 	return access(path, F_OK) == 0;
 }
 
+bool bq_has_state(const struct bq_kind *k)
+{
+	char path[256];
+
+	pin_path(path, sizeof(path), k, "bq_instances");
+	return access(path, F_OK) == 0;
+}
+
 static struct bpf_object *open_kind(const struct bq_kind *k)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, opts, .object_name = k->name);
@@ -193,6 +201,77 @@ static void unpin_all(const struct bq_kind *k)
 	rmdir(dir);
 }
 
+/* Live instances of the kind's pinned maps; an unreadable count as live. */
+static size_t live_instances(const struct bq_kind *k)
+{
+	struct bq_instance_info *v;
+	size_t n = 0;
+	int err = bq_instances(k, &v, &n);
+
+	free(v);
+	return err ? 1 : n;
+}
+
+/* After a failed load: its pins, and an earlier load's unless qdiscs use them. */
+static void unpin_load(const struct bq_kind *k)
+{
+	char path[256];
+
+	pin_path(path, sizeof(path), k, "link");
+	unlink(path);
+	if (!live_instances(k))
+		unpin_all(k);
+}
+
+/* A tcx link whose device went (alone, or with its netns) is detached. */
+static bool link_detached(const char *path)
+{
+	struct bpf_link_info info = {};
+	__u32 len = sizeof(info);
+	int link = bpf_obj_get(path);
+	bool gone;
+
+	if (link < 0)
+		return false;
+	gone = !bpf_link_get_info_by_fd(link, &info, &len) && info.type == BPF_LINK_TYPE_TCX &&
+	       !info.tcx.ifindex;
+	close(link);
+	return gone;
+}
+
+/* The pins of egress attachments whose device is gone. */
+static void unpin_dead_egress(const struct bq_kind *k)
+{
+	char dir[256], path[512];
+	struct dirent *e;
+	DIR *d;
+
+	pin_path(dir, sizeof(dir), k, NULL);
+	d = opendir(dir);
+	while (d && (e = readdir(d))) {
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		if (!strncmp(e->d_name, "egress_", 7) && link_detached(path))
+			unlink(path);
+	}
+	if (d)
+		closedir(d);
+}
+
+void bq_tidy(void)
+{
+	for (size_t i = 0; i < bq_nkinds; i++) {
+		const struct bq_kind *k = &bq_kinds[i];
+
+		if (!bq_has_state(k))
+			continue;
+		/* Kept by unload --force for qdiscs that are gone now. */
+		if (!bq_is_loaded(k) && !live_instances(k))
+			unpin_all(k);
+		else
+			unpin_dead_egress(k);
+	}
+}
+
 /*
  * A kind may carry a tc program (SEC("tc")) that works for its qdiscs at the
  * device's egress hook, just before enqueue (bpf_hbm sets CE there). It is
@@ -207,6 +286,9 @@ static int pin_egress(const struct bq_kind *k, struct bpf_object *obj)
 		if (bpf_program__type(p) != BPF_PROG_TYPE_SCHED_CLS)
 			continue;
 		pin_path(path, sizeof(path), k, "egress");
+		/* An earlier load's, kept for its live qdiscs: their attachments
+		 * hold that program; new ones get this. */
+		unlink(path);
 		return bpf_program__pin(p, path);
 	}
 	return 0;
@@ -260,39 +342,75 @@ int bq_attach_egress(const struct bq_kind *k, int ifindex)
 	return err;
 }
 
-static int pin_map(const struct bq_kind *k, struct bpf_object *obj, const char *name)
+/* The names of the maps a load pins, for each of which fn is called. */
+static int for_each_pinned(struct bpf_object *obj, int (*fn)(const struct bq_kind *k,
+							      struct bpf_map *m), const struct bq_kind *k)
 {
-	struct bpf_map *m = bpf_object__find_map_by_name(obj, name);
+	struct bq_map_desc d[BQ_MAX_SLOT_MAPS];
+	size_t n = slot_maps(obj, d);
+	int err = 0;
+
+	for (size_t i = 0; !err && i < sizeof(pinned_maps) / sizeof(pinned_maps[0]); i++)
+		err = fn(k, bpf_object__find_map_by_name(obj, pinned_maps[i]));
+	for (size_t i = 0; !err && i < n; i++)
+		if (d[i].flags & BQ_MAP_PIN)
+			err = fn(k, bpf_object__find_map_by_name(obj, d[i].name));
+	return err;
+}
+
+static int pin_map(const struct bq_kind *k, struct bpf_map *m)
+{
 	char path[256];
 
 	if (!m)
 		return -ENOENT;
 	pin_path(path, sizeof(path), k, bpf_map__name(m));
+	if (!access(path, F_OK))
+		return 0;	/* an earlier load's map, reused (reuse_state()) */
 	return bpf_map__pin(m, path);
 }
 
 static int pin_all(const struct bq_kind *k, struct bpf_object *obj, struct bpf_link *link)
 {
-	struct bq_map_desc d[BQ_MAX_SLOT_MAPS];
 	char path[256];
 	int err;
 
-	for (size_t i = 0; i < sizeof(pinned_maps) / sizeof(pinned_maps[0]); i++) {
-		err = pin_map(k, obj, pinned_maps[i]);
-		if (err)
-			return err;
-	}
-	for (size_t i = 0, n = slot_maps(obj, d); i < n; i++) {
-		err = d[i].flags & BQ_MAP_PIN ? pin_map(k, obj, d[i].name) : 0;
-		if (err)
-			return err;
-	}
-	err = pin_egress(k, obj);
+	err = for_each_pinned(obj, pin_map, k) ?: pin_egress(k, obj);
 	if (err)
 		return err;
 	/* The link last: its pin is what says "loaded". */
 	pin_path(path, sizeof(path), k, "link");
 	return bpf_link__pin(link, path);
+}
+
+/* m takes over the map an earlier load pinned, if it is of the same shape. */
+static int reuse_map(const struct bq_kind *k, struct bpf_map *m)
+{
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
+	char path[256];
+	int fd, err;
+
+	if (!m)
+		return -ENOENT;
+	pin_path(path, sizeof(path), k, bpf_map__name(m));
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -errno;
+	err = bpf_map_get_info_by_fd(fd, &info, &len) ? -errno : 0;
+	if (!err && (info.type != bpf_map__type(m) || info.key_size != bpf_map__key_size(m) ||
+		     info.value_size != bpf_map__value_size(m) ||
+		     info.max_entries != bpf_map__max_entries(m))) {
+		bq_err("the live qdiscs of an earlier load of %s use a map %s of %u entries of %u bytes, "
+		       "this load one of %u of %u: load it as before (--max-instances, --ring-slots), "
+		       "or delete them", k->kind, bpf_map__name(m), info.max_entries, info.value_size,
+		       bpf_map__max_entries(m), bpf_map__value_size(m));
+		err = -EEXIST;
+	}
+	if (!err)
+		err = bpf_map__reuse_fd(m, fd);
+	close(fd);
+	return err;
 }
 
 /* Whether every map got its fd: then a load failure is the programs'. */
@@ -343,7 +461,7 @@ static int load_and_register(const struct bq_kind *k, struct bpf_object *obj,
 	bpf_link__destroy(link);	/* the pin holds it now */
 	if (err) {
 		bq_err("cannot pin %s under %s: %s", k->kind, BQ_PIN_ROOT, strerror(-err));
-		unpin_all(k);
+		unpin_load(k);
 		return BQ_EXIT_FAIL;
 	}
 	return 0;
@@ -375,6 +493,11 @@ int bq_load(const struct bq_kind *k, const struct bq_load_opts *o)
 		err = BQ_EXIT_USAGE;
 	} else if (err) {
 		bq_err("the %s object lacks the bpfqdisc framework maps", k->kind);
+		err = BQ_EXIT_FAIL;
+	} else if ((err = for_each_pinned(obj, reuse_map, k))) {
+		if (err != -EEXIST)
+			bq_err("cannot reuse the maps of the earlier load of %s: %s", k->kind,
+			       strerror(-err));
 		err = BQ_EXIT_FAIL;
 	} else {
 		err = load_and_register(k, obj, &o->defaults);
@@ -488,6 +611,7 @@ bool bq_instance_current(const struct bq_kind *k, const struct bq_instance *inst
 int bq_unload(const struct bq_kind *k, bool force)
 {
 	struct bq_instance_info *v;
+	char path[256];
 	size_t n = 0;
 	int err;
 
@@ -497,6 +621,16 @@ int bq_unload(const struct bq_kind *k, bool force)
 	}
 	err = bq_instances(k, &v, &n);
 	free(v);
+	if (!err && n && force) {
+		/*
+		 * Unregister only: the maps and egress attachments stay pinned,
+		 * so the live qdiscs stay in stats and can be changed, keep
+		 * being marked, and a new load (systemctl restart) shares the
+		 * maps with them. bq_tidy() unpins them once they are gone.
+		 */
+		pin_path(path, sizeof(path), k, "link");
+		return unlink(path) ? BQ_EXIT_FAIL : 0;
+	}
 	if (err && !force) {
 		bq_err("cannot read the instances of %s (%s), so cannot tell whether qdiscs are live; "
 		       "repeat with --force to unload anyway", k->kind, strerror(-err));

@@ -139,7 +139,7 @@ int bq_find_instance(int ifindex, __u32 parent, __u32 handle, const struct bq_ki
 		size_t n;
 		bool found = false;
 
-		if ((*kind && *kind != k) || !bq_is_loaded(k) || bq_instances(k, &v, &n))
+		if ((*kind && *kind != k) || !bq_has_state(k) || bq_instances(k, &v, &n))
 			continue;
 		for (size_t j = 0; j < n && !found; j++) {
 			const struct bq_instance *q = &v[j].inst;
@@ -343,6 +343,7 @@ int bq_cmd_qdisc(int argc, char **argv)
 	err = bq_check_caps(BQ_NEED_LOAD) ?: bq_check_kernel() ?: bq_ensure_bpffs();
 	if (err)
 		return err;
+	bq_tidy();
 	if (r.kind && (err = require_loaded(r.kind)))
 		return err;
 	if (verb[0] == 'c')

@@ -90,7 +90,7 @@ static int collect(const struct opts *o, struct view **out, size_t *n)
 		const struct bq_kind *k = bq_kind_find(tc[i].kind);
 
 		v->tc = tc[i];
-		v->kind = k && !strcmp(k->kind, tc[i].kind) && bq_is_loaded(k) ? k : NULL;
+		v->kind = k && !strcmp(k->kind, tc[i].kind) && bq_has_state(k) ? k : NULL;
 		if (!join_instance(v, netns))
 			v->kind = NULL;
 		if (v->kind || !o->ours_only)
@@ -327,6 +327,7 @@ static int run(struct opts *o, int argc, char **argv)
 	err = bq_check_caps(BQ_NEED_READ) ?: bq_ensure_bpffs();
 	if (err)
 		return err;
+	bq_tidy();
 	for (;;) {
 		err = show_once(o);
 		if (err || !o->interval)
