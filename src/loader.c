@@ -180,9 +180,8 @@ static struct bpf_map *struct_ops_map(struct bpf_object *obj)
 	return NULL;
 }
 
-/* Every pin of the kind: maps, link, egress program and its attachments
- * (egress_NETNS_IFINDEX; bpffs refuses dots in names). */
-static void unpin_all(const struct bq_kind *k)
+/* Unpins the kind's pins that which() picks by their name and path. */
+static void unpin_some(const struct bq_kind *k, bool (*which)(const char *name, const char *path))
 {
 	char dir[256], path[512];
 	struct dirent *e;
@@ -191,13 +190,27 @@ static void unpin_all(const struct bq_kind *k)
 	pin_path(dir, sizeof(dir), k, NULL);
 	d = opendir(dir);
 	while (d && (e = readdir(d))) {
-		if (e->d_name[0] == '.')
-			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-		unlink(path);
+		if (e->d_name[0] != '.' && which(e->d_name, path))
+			unlink(path);
 	}
 	if (d)
 		closedir(d);
+}
+
+static bool any_pin(const char *name, const char *path)
+{
+	return true;
+}
+
+/* Every pin of the kind: maps, link, egress program and its attachments
+ * (egress_NETNS_IFINDEX; bpffs refuses dots in names). */
+static void unpin_all(const struct bq_kind *k)
+{
+	char dir[256];
+
+	unpin_some(k, any_pin);
+	pin_path(dir, sizeof(dir), k, NULL);
 	rmdir(dir);
 }
 
@@ -223,38 +236,43 @@ static void unpin_load(const struct bq_kind *k)
 		unpin_all(k);
 }
 
-/* A tcx link whose device went (alone, or with its netns) is detached. */
-static bool link_detached(const char *path)
+/* The device of the tcx link pinned at path: 0 once the device went (alone,
+ * or with its netns), -1 if there is no tcx link there. */
+static int tcx_ifindex(const char *path)
 {
 	struct bpf_link_info info = {};
 	__u32 len = sizeof(info);
-	int link = bpf_obj_get(path);
-	bool gone;
+	int link = bpf_obj_get(path), ifindex = -1;
 
 	if (link < 0)
-		return false;
-	gone = !bpf_link_get_info_by_fd(link, &info, &len) && info.type == BPF_LINK_TYPE_TCX &&
-	       !info.tcx.ifindex;
+		return -1;
+	if (!bpf_link_get_info_by_fd(link, &info, &len) && info.type == BPF_LINK_TYPE_TCX)
+		ifindex = info.tcx.ifindex;
 	close(link);
-	return gone;
+	return ifindex;
 }
 
-/* The pins of egress attachments whose device is gone. */
-static void unpin_dead_egress(const struct bq_kind *k)
+static bool dead_egress(const char *name, const char *path)
 {
-	char dir[256], path[512];
-	struct dirent *e;
-	DIR *d;
+	return !strncmp(name, "egress_", 7) && tcx_ifindex(path) == 0;
+}
 
-	pin_path(dir, sizeof(dir), k, NULL);
-	d = opendir(dir);
-	while (d && (e = readdir(d))) {
-		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-		if (!strncmp(e->d_name, "egress_", 7) && link_detached(path))
-			unlink(path);
+/*
+ * The kernel keeps creating qdiscs of the default kind after it is
+ * unregistered (it holds the ops): its maps must stay visible meanwhile.
+ */
+static bool is_default_qdisc(const struct bq_kind *k)
+{
+	char name[BQ_KIND_LEN + 2] = "";
+	FILE *f = fopen("/proc/sys/net/core/default_qdisc", "r");
+
+	if (f) {
+		if (!fgets(name, sizeof(name), f))
+			name[0] = '\0';
+		fclose(f);
 	}
-	if (d)
-		closedir(d);
+	name[strcspn(name, "\n")] = '\0';
+	return !strcmp(name, k->kind);
 }
 
 void bq_tidy(void)
@@ -265,10 +283,10 @@ void bq_tidy(void)
 		if (!bq_has_state(k))
 			continue;
 		/* Kept by unload --force for qdiscs that are gone now. */
-		if (!bq_is_loaded(k) && !live_instances(k))
+		if (!bq_is_loaded(k) && !live_instances(k) && !is_default_qdisc(k))
 			unpin_all(k);
 		else
-			unpin_dead_egress(k);
+			unpin_some(k, dead_egress);
 	}
 }
 
@@ -294,22 +312,6 @@ static int pin_egress(const struct bq_kind *k, struct bpf_object *obj)
 	return 0;
 }
 
-/* The link pinned at path is attached to ifindex's tcx egress. */
-static bool egress_attached(const char *path, int ifindex)
-{
-	struct bpf_link_info info = {};
-	__u32 len = sizeof(info);
-	int link = bpf_obj_get(path);
-	bool on;
-
-	if (link < 0)
-		return false;
-	on = !bpf_link_get_info_by_fd(link, &info, &len) &&
-	     info.type == BPF_LINK_TYPE_TCX && info.tcx.ifindex == (__u32)ifindex;
-	close(link);
-	return on;
-}
-
 int bq_attach_egress(const struct bq_kind *k, int ifindex)
 {
 	char path[256], name[64];
@@ -328,7 +330,7 @@ int bq_attach_egress(const struct bq_kind *k, int ifindex)
 	 * a work item: the new attachment of the same program fails, EEXIST.
 	 * A pin left by a deleted device holds a detached link: replace it.
 	 */
-	if (egress_attached(path, ifindex)) {
+	if (tcx_ifindex(path) == ifindex) {
 		close(prog);
 		return 0;
 	}
@@ -619,9 +621,14 @@ int bq_unload(const struct bq_kind *k, bool force)
 		bq_err("%s is not loaded", k->kind);
 		return BQ_EXIT_FAIL;
 	}
+	if (is_default_qdisc(k) && !force) {
+		bq_err("%s is net.core.default_qdisc: the kernel would go on creating it, unregistered; "
+		       "set another default first, or repeat with --force", k->kind);
+		return BQ_EXIT_FAIL;
+	}
 	err = bq_instances(k, &v, &n);
 	free(v);
-	if (!err && n && force) {
+	if (!err && (n || is_default_qdisc(k)) && force) {
 		/*
 		 * Unregister only: the maps and egress attachments stay pinned,
 		 * so the live qdiscs stay in stats and can be changed, keep

@@ -24,6 +24,7 @@ static const char *const drop_names[BQ_DROP__MAX] = {
 enum fmt { FMT_TEXT, FMT_JSON, FMT_PROM };
 
 struct view {
+	__u64 netns;			/* its netns cookie */
 	struct bq_qdisc_info tc;
 	const struct bq_kind *kind;	/* NULL: not one of ours, or not loaded */
 	struct bq_instance inst;
@@ -57,8 +58,10 @@ static bool join_instance(struct view *v, __u64 netns)
 	if (!v->kind || bq_instances(v->kind, &inst, &n))
 		return false;
 	for (size_t i = 0; i < n && !found; i++) {
+		/* mq's children all have handle 0 when created by default. */
 		found = inst[i].inst.where.netns_cookie == netns &&
 			(int)inst[i].inst.where.ifindex == v->tc.ifindex &&
+			inst[i].inst.where.parent == v->tc.parent &&
 			inst[i].inst.handle == v->tc.handle;
 		if (found)
 			v->inst = inst[i].inst;
@@ -90,6 +93,7 @@ static int collect(const struct opts *o, struct view **out, size_t *n)
 		const struct bq_kind *k = bq_kind_find(tc[i].kind);
 
 		v->tc = tc[i];
+		v->netns = netns;
 		v->kind = k && !strcmp(k->kind, tc[i].kind) && bq_has_state(k) ? k : NULL;
 		if (!join_instance(v, netns))
 			v->kind = NULL;
@@ -145,6 +149,7 @@ static void print_json(const struct view *v, bool stats)
 	bq_json_str(stdout, v->tc.kind);
 	printf(",\"handle\":\"%s\",\"parent\":\"%s\",\"dev\":", h, p);
 	bq_json_str(stdout, v->tc.dev);
+	printf(",\"ifindex\":%d,\"netns\":%llu", v->tc.ifindex, (unsigned long long)v->netns);
 	if (v->kind) {
 		printf(",\"options\":{");
 		for (size_t i = 0; i < v->set.n; i++)
@@ -177,17 +182,23 @@ static void print_json(const struct view *v, bool stats)
 	printf("}");
 }
 
-/* One Prometheus sample; labels identify the qdisc as tc does. */
+/*
+ * One Prometheus sample. Its labels identify the qdisc: netns, ifindex,
+ * parent and handle (mq's default children all have handle 0), besides
+ * dev and kind.
+ */
 static void prom(const struct view *v, const char *name, const char *extra, __u64 val)
 {
-	char h[16];
+	char h[16], p[16];
 
 	handle_str(v->tc.handle, h, sizeof(h));
+	handle_str(v->tc.parent, p, sizeof(p));
 	printf("bpfqdisc_%s{dev=", name);
 	bq_prom_label(stdout, v->tc.dev);
 	printf(",kind=");
 	bq_prom_label(stdout, v->tc.kind);
-	printf(",handle=\"%s\"%s} %llu\n", h, extra, (unsigned long long)val);
+	printf(",netns=\"%llu\",ifindex=\"%d\",parent=\"%s\",handle=\"%s\"%s} %llu\n",
+	       (unsigned long long)v->netns, v->tc.ifindex, p, h, extra, (unsigned long long)val);
 }
 
 /* A kind's own statistics, as bpfqdisc_<kind>_<name>[_total]. */
