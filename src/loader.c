@@ -214,13 +214,16 @@ static void unpin_all(const struct bq_kind *k)
 	rmdir(dir);
 }
 
-/* Live instances of the kind's pinned maps; an unreadable count as live. */
+/* Live instances in the kind's pinned maps; unreadable ones count as one. */
 static size_t live_instances(const struct bq_kind *k)
 {
 	struct bq_instance_info *v;
 	size_t n = 0;
-	int err = bq_instances(k, &v, &n);
+	int err;
 
+	if (!bq_has_state(k))
+		return 0;
+	err = bq_instances(k, &v, &n);
 	free(v);
 	return err ? 1 : n;
 }
@@ -368,7 +371,7 @@ static int pin_map(const struct bq_kind *k, struct bpf_map *m)
 		return -ENOENT;
 	pin_path(path, sizeof(path), k, bpf_map__name(m));
 	if (!access(path, F_OK))
-		return 0;	/* an earlier load's map, reused (reuse_state()) */
+		return 0;	/* an earlier load's map, reused (reuse_map()) */
 	return bpf_map__pin(m, path);
 }
 
