@@ -489,8 +489,10 @@ int bq_load(const struct bq_kind *k, const struct bq_load_opts *o)
 		return BQ_EXIT_FAIL;
 	}
 	obj = open_kind(k);
-	if (!obj)
+	if (!obj) {
+		rmdir(dir);
 		return BQ_EXIT_FAIL;
+	}
 	err = size_maps(obj, o, &big);
 	if (err == -E2BIG) {
 		bq_err("--max-instances %u is too many for %s: its map %s would exceed %u entries",
@@ -508,6 +510,8 @@ int bq_load(const struct bq_kind *k, const struct bq_load_opts *o)
 		err = load_and_register(k, obj, &o->defaults);
 	}
 	bpf_object__close(obj);
+	if (err)
+		rmdir(dir);	/* made above; an earlier load's state keeps it */
 	return err;
 }
 
