@@ -110,7 +110,7 @@ $(BIN)/%: selftests/progs/%.c | $(BIN)
 	$(Q)$(CC) $(CFLAGS) $< -o $@
 
 # libFuzzer harnesses over the parsers, with ASan and UBSan.
-FUZZ_SRCS := src/units.c src/nl.c src/sys.c
+FUZZ_SRCS := src/units.c src/nl.c src/sys.c src/json.c src/pindir.c
 $(BIN)/fuzz_%: selftests/fuzz/fuzz_%.c selftests/fuzz/fuzz_words.h $(FUZZ_SRCS) src/lib.h include/bpfqdisc.h | $(BIN) check-deps
 	$(call msg,FUZZ,$@)
 	$(Q)$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
@@ -196,9 +196,10 @@ HBM_SRCS := $(wildcard src/hbm/*.c)
 all: $(BIN)/hbm
 $(OUTPUT)/hbm.bpf.o $(OUTPUT)/hbm_cg.bpf.o $(OUTPUT)/hbm_cg_edt.bpf.o: include/hbm.h bpf/hbm_cg.bpf.h bpf/hbm_edt.bpf.h
 $(OUTPUT)/class.o: include/hbm.h
-$(BIN)/hbm: $(HBM_SRCS) src/hbm/hbm_tool.h include/hbm.h $(OUTPUT)/hbm_cg.skel.h $(OUTPUT)/hbm_cg_edt.skel.h | $(BIN) check-deps
+# It shares the pin directory check (src/pindir.c) with bpfqdisc.
+$(BIN)/hbm: $(HBM_SRCS) src/pindir.c src/pindir.h src/hbm/hbm_tool.h include/hbm.h $(OUTPUT)/hbm_cg.skel.h $(OUTPUT)/hbm_cg_edt.skel.h | $(BIN) check-deps
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) -Isrc/hbm $(HBM_SRCS) $(LDLIBS) -o $@
+	$(Q)$(CC) $(CFLAGS) -Isrc/hbm -Isrc $(HBM_SRCS) src/pindir.c $(LDLIBS) -o $@
 # Harnesses that compile a CLI's source in (its parsers are static).
 $(BIN)/fuzz_hbm: $(HBM_SRCS) src/hbm/hbm_tool.h include/hbm.h $(OUTPUT)/hbm_cg.skel.h $(OUTPUT)/hbm_cg_edt.skel.h
 $(BIN)/fuzz_class: src/class.c include/hbm.h

@@ -99,7 +99,7 @@ struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 64);
 	__type(key, struct bq_where);
-	__type(value, struct bq_params);
+	__type(value, struct bq_staged);
 } bq_pending SEC(".maps");
 
 struct {
@@ -643,10 +643,12 @@ static __always_inline void bq_slot_release(u32 slot)
 /* Parameters given for a qdisc created here, else the kind's defaults. */
 static __always_inline void bq_initial_params(const struct bq_where *where, u32 slot)
 {
-	struct bq_params *initial;
+	struct bq_staged *staged = bpf_map_lookup_elem(&bq_pending, where);
+	struct bq_params *initial = NULL;
 	u32 zero = 0;
 
-	initial = bpf_map_lookup_elem(&bq_pending, where);
+	if (staged && staged->expires_ns > bpf_ktime_get_ns())
+		initial = &staged->params;
 	if (!initial)
 		initial = bpf_map_lookup_elem(&bq_defaults, &zero);
 	if (initial)

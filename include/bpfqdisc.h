@@ -12,9 +12,10 @@
  *                        the slot is free)
  *   bq_params     ARRAY  slot -> struct bq_params of that instance; user space
  *                        changes them live (bpfqdisc qdisc change)
- *   bq_pending    HASH   struct bq_where -> struct bq_params for a qdisc about
- *                        to be created there: .init takes them instead of
- *                        the defaults, so no packet sees the defaults
+ *   bq_pending    HASH   struct bq_where -> struct bq_staged: parameters for a
+ *                        qdisc about to be created there: .init takes them
+ *                        instead of the defaults, so no packet sees the
+ *                        defaults, unless they expired (their writer died)
  *   bq_defaults   ARRAY  [0] -> struct bq_params an instance starts with
  *   bq_fifo_ring  ARRAY  slot * ring_slots + i -> queued skb (kptr)
  *   bq_states     ARRAY  slot -> the kind's own state (BQ_STATE(), if any)
@@ -121,6 +122,18 @@ struct bq_where {
 	__u32 ifindex;
 	__u32 parent;		/* TC_H_ROOT (0xffffffff) for root */
 };
+
+/*
+ * Parameters staged for a qdisc about to be created. A writer that dies
+ * before it creates the qdisc leaves them behind: after expires_ns
+ * (CLOCK_MONOTONIC, bpf_ktime_get_ns) a new qdisc there ignores them, and
+ * the next writer of the kind removes them.
+ */
+struct bq_staged {
+	struct bq_params params;
+	__u64 expires_ns;
+};
+#define BQ_STAGE_NS	5000000000ULL	/* time to create the qdisc */
 
 struct bq_instance {
 	/* Hot: touched by every packet. */

@@ -80,7 +80,11 @@ static const struct bq_kind *kind_arg(const char *name)
 
 static int prepare(enum bq_need need)
 {
-	return bq_check_caps(need) ?: bq_check_kernel() ?: bq_ensure_bpffs();
+	int err = bq_check_caps(need) ?: bq_check_kernel() ?: bq_ensure_bpffs();
+
+	if (!err)
+		bq_tidy();
+	return err;
 }
 
 static int parse_u32(const char *opt, const char *text, __u32 *out)
@@ -213,6 +217,7 @@ static int cmd_list(int argc, char **argv)
 {
 	__u64 our_netns = bq_self_netns_cookie();
 	int err = prepare(BQ_NEED_READ);
+	bool failed = false;
 
 	if (err)
 		return err;
@@ -223,23 +228,30 @@ static int cmd_list(int argc, char **argv)
 		struct bq_params defaults;
 		size_t n = 0;
 
-		if (!bq_is_loaded(k)) {
+		if (!bq_has_state(k)) {
 			printf("%-10s not loaded  %s\n", k->kind, k->summary);
 			continue;
 		}
-		printf("%-10s loaded     %s\n", k->kind, k->summary);
+		if (bq_is_loaded(k))
+			printf("%-10s loaded     %s\n", k->kind, k->summary);
+		else
+			printf("%-10s unloaded with live qdiscs (of the earlier load)  %s\n", k->kind,
+			       k->summary);
 		if (!bq_kind_params(k, &set) && !bq_read_defaults(k, &defaults)) {
 			printf("  defaults:");
 			print_params(&set, &defaults);
 			printf("\n");
 		}
-		if (bq_instances(k, &v, &n) < 0)
-			bq_err("cannot read the instances of %s: %s", k->kind, strerror(errno));
+		err = bq_instances(k, &v, &n);
+		if (err) {
+			bq_err("cannot read the instances of %s: %s", k->kind, strerror(-err));
+			failed = true;
+		}
 		for (size_t j = 0; j < n; j++)
 			print_instance(k, &set, &v[j], our_netns);
 		free(v);
 	}
-	return 0;
+	return failed ? BQ_EXIT_FAIL : 0;
 }
 
 static int cmd_params(int argc, char **argv)
@@ -295,6 +307,7 @@ int main(int argc, char **argv)
 		{ "qdisc", bq_cmd_qdisc }, { "stats", bq_cmd_stats }, { "class", bq_cmd_class },
 	};
 
+	bq_quiet_libbpf();
 	if (argc > 1 && (!strcmp(argv[1], "-n") || !strcmp(argv[1], "-netns") ||
 			 !strcmp(argv[1], "--netns"))) {
 		int err = argc > 2 ? enter_netns(argv[2]) : BQ_EXIT_USAGE;

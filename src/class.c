@@ -265,6 +265,20 @@ static int find_qdisc(struct class_req *r)
 	return 0;
 }
 
+static __u32 map_entries(int fd)
+{
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
+
+	return bpf_map_get_info_by_fd(fd, &info, &len) ? 0 : info.max_entries;
+}
+
+static int replaced(const struct class_req *r)
+{
+	bq_err("%s on %s was replaced meanwhile: run the class command again", r->kind->kind, r->dev);
+	return BQ_EXIT_FAIL;
+}
+
 static int write_class(struct class_req *r)
 {
 	struct hbm_class_key key = { .slot = r->inst.slot, .id = r->id };
@@ -272,10 +286,19 @@ static int write_class(struct class_req *r)
 	bool add = !strcmp(r->verb, "add");
 	int err;
 
+	/* The slot was looked up earlier: a new qdisc may hold it now. */
+	if (!bq_instance_current(r->kind, &r->inst))
+		return replaced(r);
 	if (!strcmp(r->verb, "del"))
 		err = bpf_map_delete_elem(r->classes, &key);
 	else
 		err = bpf_map_update_elem(r->classes, &key, &c, add ? BPF_NOEXIST : BPF_EXIST);
+	if (!err && !bq_instance_current(r->kind, &r->inst)) {
+		/* A new qdisc's class it never asked for: take back an add. */
+		if (add)
+			bpf_map_delete_elem(r->classes, &key);
+		return replaced(r);
+	}
 	if (!err)
 		return 0;
 	if (errno == EEXIST || errno == ENOENT) {
@@ -283,7 +306,11 @@ static int write_class(struct class_req *r)
 		       "there is no class for", selectors[r->by], r->what, r->dev);
 		return BQ_EXIT_USAGE;
 	}
-	bq_err("cannot %s the class: %s", r->verb, strerror(errno));
+	if (errno == E2BIG)
+		bq_err("cannot add the class: the class map of %s is full (%u classes for all its qdiscs; "
+		       "load it with a larger --max-instances for more)", r->kind->kind, map_entries(r->classes));
+	else
+		bq_err("cannot %s the class: %s", r->verb, strerror(errno));
 	return BQ_EXIT_FAIL;
 }
 
@@ -308,10 +335,13 @@ static void show_row(const struct class_req *r, bool *first, __u64 id, __u64 rat
 
 	a = a ?: &none;
 	if (r->json) {
-		printf("%s{\"dev\":\"%s\",\"%s\":\"%s\",\"id\":%llu,\"rate\":%llu,\"class\":%s,"
+		printf("%s{\"dev\":", *first ? "" : ",");
+		bq_json_str(stdout, r->dev);
+		printf(",\"%s\":", selectors[r->by]);
+		bq_json_str(stdout, name);
+		printf(",\"id\":%llu,\"rate\":%llu,\"class\":%s,"
 		       "\"pkts\":%llu,\"bytes\":%llu,\"marked\":%llu,\"ce_marked\":%llu,\"dropped\":%llu}",
-		       *first ? "" : ",", r->dev, selectors[r->by], name, (unsigned long long)id,
-		       (unsigned long long)rate, class ? "true" : "false",
+		       (unsigned long long)id, (unsigned long long)rate, class ? "true" : "false",
 		       (unsigned long long)a->pkts, (unsigned long long)a->bytes,
 		       (unsigned long long)a->marks, (unsigned long long)a->ce,
 		       (unsigned long long)a->drops);

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <linux/types.h>
 #include "bpfqdisc.h"
 
@@ -28,10 +29,18 @@ const struct bq_kind *bq_kind_find(const char *name);
 /* "fifo, fq" into buf, for error messages. */
 const char *bq_kind_names(char *buf, size_t len);
 
+/* --- output (json.c) --- */
+/* s as a JSON string, quoted and escaped; invalid UTF-8 becomes U+FFFD. */
+void bq_json_str(FILE *f, const char *s);
+/* s as a Prometheus label value, quoted and escaped, likewise. */
+void bq_prom_label(FILE *f, const char *s);
+
 /* Prints "bpfqdisc: <message>" on stderr. */
 void bq_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* --- environment (sys.c) --- */
+/* libbpf's messages off unless LIBBPF_LOG is set: before any libbpf call. */
+void bq_quiet_libbpf(void);
 enum bq_need { BQ_NEED_LOAD, BQ_NEED_READ };
 /* Each returns 0 or prints the problem and returns BQ_EXIT_FAIL. */
 int bq_check_caps(enum bq_need need);
@@ -70,6 +79,11 @@ struct bq_load_opts {
 int bq_load(const struct bq_kind *k, const struct bq_load_opts *o);
 int bq_unload(const struct bq_kind *k, bool force);
 bool bq_is_loaded(const struct bq_kind *k);
+/* Its maps are pinned: loaded, or unloaded (--force) under live qdiscs. */
+bool bq_has_state(const struct bq_kind *k);
+/* Unpins what no qdisc uses any more: a kind's state kept by unload --force
+ * once its qdiscs are gone, egress attachments of devices that went. */
+void bq_tidy(void);
 /* The tables a kind's object describes itself with (cached). NULL on error. */
 struct bq_kind_meta {
 	struct bq_param_desc params[BQ_MAX_PARAMS];
@@ -100,6 +114,9 @@ struct bq_instance_info {
 /* Live instances of a loaded kind; *n set. Caller frees. -errno on error. */
 int bq_instances(const struct bq_kind *k, struct bq_instance_info **out, size_t *n);
 
+/* Whether inst's slot still holds that instance (its generation). */
+bool bq_instance_current(const struct bq_kind *k, const struct bq_instance *inst);
+
 /*
  * The live instance on ifindex in this netns at handle (if not 0) or parent,
  * of kind *kind, or of any loaded kind if *kind is NULL; *kind is set to it.
@@ -120,8 +137,8 @@ struct bq_qdisc_info {
 	char dev[16];
 	char kind[BQ_KIND_LEN];
 	__u32 handle, parent;
-	__u64 bytes;
-	__u32 packets, qlen, backlog, drops, requeues, overlimits;
+	__u64 bytes, packets;
+	__u32 qlen, backlog, drops, requeues, overlimits;
 };
 /* Creates (or with replace, replaces) a qdisc; msg gets the kernel's words. */
 int bq_nl_qdisc_new(int ifindex, __u32 parent, __u32 handle, const char *kind, bool replace,

@@ -17,6 +17,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "lib.h"
+#include "pindir.h"
 
 /* Maps user space reads after load, besides the slot maps marked BQ_MAP_PIN. */
 static const char *const pinned_maps[] = { "bq_defaults", "bq_pending" };
@@ -31,6 +32,14 @@ bool bq_is_loaded(const struct bq_kind *k)
 	char path[256];
 
 	pin_path(path, sizeof(path), k, "link");
+	return access(path, F_OK) == 0;
+}
+
+bool bq_has_state(const struct bq_kind *k)
+{
+	char path[256];
+
+	pin_path(path, sizeof(path), k, "bq_instances");
 	return access(path, F_OK) == 0;
 }
 
@@ -171,9 +180,8 @@ static struct bpf_map *struct_ops_map(struct bpf_object *obj)
 	return NULL;
 }
 
-/* Every pin of the kind: maps, link, egress program and its attachments
- * (egress_NETNS_IFINDEX; bpffs refuses dots in names). */
-static void unpin_all(const struct bq_kind *k)
+/* Unpins the kind's pins that which() picks by their name and path. */
+static void unpin_some(const struct bq_kind *k, bool (*which)(const char *name, const char *path))
 {
 	char dir[256], path[512];
 	struct dirent *e;
@@ -182,14 +190,107 @@ static void unpin_all(const struct bq_kind *k)
 	pin_path(dir, sizeof(dir), k, NULL);
 	d = opendir(dir);
 	while (d && (e = readdir(d))) {
-		if (e->d_name[0] == '.')
-			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-		unlink(path);
+		if (e->d_name[0] != '.' && which(e->d_name, path))
+			unlink(path);
 	}
 	if (d)
 		closedir(d);
+}
+
+static bool any_pin(const char *name, const char *path)
+{
+	return true;
+}
+
+/* Every pin of the kind: maps, link, egress program and its attachments
+ * (egress_NETNS_IFINDEX; bpffs refuses dots in names). */
+static void unpin_all(const struct bq_kind *k)
+{
+	char dir[256];
+
+	unpin_some(k, any_pin);
+	pin_path(dir, sizeof(dir), k, NULL);
 	rmdir(dir);
+}
+
+/* Live instances in the kind's pinned maps; unreadable ones count as one. */
+static size_t live_instances(const struct bq_kind *k)
+{
+	struct bq_instance_info *v;
+	size_t n = 0;
+	int err;
+
+	if (!bq_has_state(k))
+		return 0;
+	err = bq_instances(k, &v, &n);
+	free(v);
+	return err ? 1 : n;
+}
+
+/* After a failed load: its pins, and an earlier load's unless qdiscs use them. */
+static void unpin_load(const struct bq_kind *k)
+{
+	char path[256];
+
+	pin_path(path, sizeof(path), k, "link");
+	unlink(path);
+	if (!live_instances(k))
+		unpin_all(k);
+}
+
+/* The device of the tcx link pinned at path: 0 once the device went (alone,
+ * or with its netns), -1 if there is no tcx link there. */
+static int tcx_ifindex(const char *path)
+{
+	struct bpf_link_info info = {};
+	__u32 len = sizeof(info);
+	int link = bpf_obj_get(path), ifindex = -1;
+
+	if (link < 0)
+		return -1;
+	if (!bpf_link_get_info_by_fd(link, &info, &len) && info.type == BPF_LINK_TYPE_TCX)
+		ifindex = info.tcx.ifindex;
+	close(link);
+	return ifindex;
+}
+
+static bool dead_egress(const char *name, const char *path)
+{
+	return !strncmp(name, "egress_", 7) && tcx_ifindex(path) == 0;
+}
+
+/*
+ * The kernel keeps creating qdiscs of the default kind after it is
+ * unregistered (it holds the ops): its maps must stay visible meanwhile.
+ */
+static bool is_default_qdisc(const struct bq_kind *k)
+{
+	char name[BQ_KIND_LEN + 2] = "";
+	FILE *f = fopen("/proc/sys/net/core/default_qdisc", "r");
+
+	if (f) {
+		if (!fgets(name, sizeof(name), f))
+			name[0] = '\0';
+		fclose(f);
+	}
+	name[strcspn(name, "\n")] = '\0';
+	return !strcmp(name, k->kind);
+}
+
+void bq_tidy(void)
+{
+	for (size_t i = 0; i < bq_nkinds; i++) {
+		const struct bq_kind *k = &bq_kinds[i];
+
+		if (!bq_has_state(k))
+			continue;
+		/* Kept by unload --force for qdiscs that are gone now. */
+		if (!bq_is_loaded(k) && !live_instances(k) && !is_default_qdisc(k))
+			unpin_all(k);
+		else
+			unpin_some(k, dead_egress);
+	}
 }
 
 /*
@@ -206,25 +307,12 @@ static int pin_egress(const struct bq_kind *k, struct bpf_object *obj)
 		if (bpf_program__type(p) != BPF_PROG_TYPE_SCHED_CLS)
 			continue;
 		pin_path(path, sizeof(path), k, "egress");
+		/* An earlier load's, kept for its live qdiscs: their attachments
+		 * hold that program; new ones get this. */
+		unlink(path);
 		return bpf_program__pin(p, path);
 	}
 	return 0;
-}
-
-/* The link pinned at path is attached to ifindex's tcx egress. */
-static bool egress_attached(const char *path, int ifindex)
-{
-	struct bpf_link_info info = {};
-	__u32 len = sizeof(info);
-	int link = bpf_obj_get(path);
-	bool on;
-
-	if (link < 0)
-		return false;
-	on = !bpf_link_get_info_by_fd(link, &info, &len) &&
-	     info.type == BPF_LINK_TYPE_TCX && info.tcx.ifindex == (__u32)ifindex;
-	close(link);
-	return on;
 }
 
 int bq_attach_egress(const struct bq_kind *k, int ifindex)
@@ -245,7 +333,7 @@ int bq_attach_egress(const struct bq_kind *k, int ifindex)
 	 * a work item: the new attachment of the same program fails, EEXIST.
 	 * A pin left by a deleted device holds a detached link: replace it.
 	 */
-	if (egress_attached(path, ifindex)) {
+	if (tcx_ifindex(path) == ifindex) {
 		close(prog);
 		return 0;
 	}
@@ -259,42 +347,86 @@ int bq_attach_egress(const struct bq_kind *k, int ifindex)
 	return err;
 }
 
-static int pin_map(const struct bq_kind *k, struct bpf_object *obj, const char *name)
+/* The names of the maps a load pins, for each of which fn is called. */
+static int for_each_pinned(struct bpf_object *obj, int (*fn)(const struct bq_kind *k,
+							      struct bpf_map *m), const struct bq_kind *k)
 {
-	struct bpf_map *m = bpf_object__find_map_by_name(obj, name);
+	struct bq_map_desc d[BQ_MAX_SLOT_MAPS];
+	size_t n = slot_maps(obj, d);
+	int err = 0;
+
+	for (size_t i = 0; !err && i < sizeof(pinned_maps) / sizeof(pinned_maps[0]); i++)
+		err = fn(k, bpf_object__find_map_by_name(obj, pinned_maps[i]));
+	for (size_t i = 0; !err && i < n; i++)
+		if (d[i].flags & BQ_MAP_PIN)
+			err = fn(k, bpf_object__find_map_by_name(obj, d[i].name));
+	return err;
+}
+
+static int pin_map(const struct bq_kind *k, struct bpf_map *m)
+{
 	char path[256];
 
 	if (!m)
 		return -ENOENT;
 	pin_path(path, sizeof(path), k, bpf_map__name(m));
+	if (!access(path, F_OK))
+		return 0;	/* an earlier load's map, reused (reuse_map()) */
 	return bpf_map__pin(m, path);
 }
 
 static int pin_all(const struct bq_kind *k, struct bpf_object *obj, struct bpf_link *link)
 {
-	struct bq_map_desc d[BQ_MAX_SLOT_MAPS];
 	char path[256];
 	int err;
 
-	pin_path(path, sizeof(path), k, NULL);
-	if (mkdir(path, 0700) && errno != EEXIST)
-		return -errno;
-	for (size_t i = 0; i < sizeof(pinned_maps) / sizeof(pinned_maps[0]); i++) {
-		err = pin_map(k, obj, pinned_maps[i]);
-		if (err)
-			return err;
-	}
-	for (size_t i = 0, n = slot_maps(obj, d); i < n; i++) {
-		err = d[i].flags & BQ_MAP_PIN ? pin_map(k, obj, d[i].name) : 0;
-		if (err)
-			return err;
-	}
-	err = pin_egress(k, obj);
+	err = for_each_pinned(obj, pin_map, k) ?: pin_egress(k, obj);
 	if (err)
 		return err;
 	/* The link last: its pin is what says "loaded". */
 	pin_path(path, sizeof(path), k, "link");
 	return bpf_link__pin(link, path);
+}
+
+/* m takes over the map an earlier load pinned, if it is of the same shape. */
+static int reuse_map(const struct bq_kind *k, struct bpf_map *m)
+{
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
+	char path[256];
+	int fd, err;
+
+	if (!m)
+		return -ENOENT;
+	pin_path(path, sizeof(path), k, bpf_map__name(m));
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -errno;
+	err = bpf_map_get_info_by_fd(fd, &info, &len) ? -errno : 0;
+	if (!err && (info.type != bpf_map__type(m) || info.key_size != bpf_map__key_size(m) ||
+		     info.value_size != bpf_map__value_size(m) ||
+		     info.max_entries != bpf_map__max_entries(m))) {
+		bq_err("the live qdiscs of an earlier load of %s use a map %s of %u entries of %u bytes, "
+		       "this load one of %u of %u: load it as before (--max-instances, --ring-slots), "
+		       "or delete them", k->kind, bpf_map__name(m), info.max_entries, info.value_size,
+		       bpf_map__max_entries(m), bpf_map__value_size(m));
+		err = -EEXIST;
+	}
+	if (!err)
+		err = bpf_map__reuse_fd(m, fd);
+	close(fd);
+	return err;
+}
+
+/* Whether every map got its fd: then a load failure is the programs'. */
+static bool maps_created(const struct bpf_object *obj)
+{
+	struct bpf_map *m;
+
+	bpf_object__for_each_map(m, obj)
+		if (bpf_map__autocreate(m) && bpf_map__fd(m) < 0)
+			return false;
+	return true;
 }
 
 static int load_and_register(const struct bq_kind *k, struct bpf_object *obj,
@@ -306,14 +438,14 @@ static int load_and_register(const struct bq_kind *k, struct bpf_object *obj,
 	int err;
 
 	err = bpf_object__load(obj);
-	if (err == -ENOMEM || err == -E2BIG) {
+	if ((err == -ENOMEM || err == -E2BIG) && !maps_created(obj)) {
 		bq_err("cannot allocate the maps of %s: %s (try smaller --max-instances or --ring-slots)",
 		       k->kind, strerror(-err));
 		return BQ_EXIT_FAIL;
 	}
 	if (err) {
 		bq_err("cannot load %s: %s (LIBBPF_LOG=1 shows libbpf's and the verifier's log)",
-		       k->kind, strerror(-err));
+		       k->kind, err == -E2BIG ? "a program is too large for the verifier" : strerror(-err));
 		return BQ_EXIT_FAIL;
 	}
 	err = bpf_map_update_elem(bpf_map__fd(bpf_object__find_map_by_name(obj, "bq_defaults")),
@@ -334,22 +466,15 @@ static int load_and_register(const struct bq_kind *k, struct bpf_object *obj,
 	bpf_link__destroy(link);	/* the pin holds it now */
 	if (err) {
 		bq_err("cannot pin %s under %s: %s", k->kind, BQ_PIN_ROOT, strerror(-err));
-		unpin_all(k);
+		unpin_load(k);
 		return BQ_EXIT_FAIL;
 	}
 	return 0;
 }
 
-static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	/* Our own error line says what failed; LIBBPF_LOG=1 shows libbpf's. */
-	if (!getenv("LIBBPF_LOG"))
-		return 0;
-	return vfprintf(stderr, fmt, ap);
-}
-
 int bq_load(const struct bq_kind *k, const struct bq_load_opts *o)
 {
+	char dir[256], why[512];
 	struct bpf_object *obj;
 	const char *big = NULL;
 	int err;
@@ -358,10 +483,16 @@ int bq_load(const struct bq_kind *k, const struct bq_load_opts *o)
 		bq_err("%s is already loaded", k->kind);
 		return BQ_EXIT_FAIL;
 	}
-	libbpf_set_print(libbpf_quiet);
-	obj = open_kind(k);
-	if (!obj)
+	pin_path(dir, sizeof(dir), k, NULL);
+	if (bq_pin_dir(dir, why, sizeof(why))) {
+		bq_err("%s", why);
 		return BQ_EXIT_FAIL;
+	}
+	obj = open_kind(k);
+	if (!obj) {
+		rmdir(dir);
+		return BQ_EXIT_FAIL;
+	}
 	err = size_maps(obj, o, &big);
 	if (err == -E2BIG) {
 		bq_err("--max-instances %u is too many for %s: its map %s would exceed %u entries",
@@ -370,10 +501,17 @@ int bq_load(const struct bq_kind *k, const struct bq_load_opts *o)
 	} else if (err) {
 		bq_err("the %s object lacks the bpfqdisc framework maps", k->kind);
 		err = BQ_EXIT_FAIL;
+	} else if ((err = for_each_pinned(obj, reuse_map, k))) {
+		if (err != -EEXIST)
+			bq_err("cannot reuse the maps of the earlier load of %s: %s", k->kind,
+			       strerror(-err));
+		err = BQ_EXIT_FAIL;
 	} else {
 		err = load_and_register(k, obj, &o->defaults);
 	}
 	bpf_object__close(obj);
+	if (err)
+		rmdir(dir);	/* made above; an earlier load's state keeps it */
 	return err;
 }
 
@@ -461,17 +599,57 @@ out:
 	return err;
 }
 
+/*
+ * A slot is reused as soon as its qdisc is gone: an instance read earlier
+ * is still the slot's only if its generation, the time it was created
+ * (distinct for every qdisc a slot ever held), is still there.
+ */
+bool bq_instance_current(const struct bq_kind *k, const struct bq_instance *inst)
+{
+	struct bq_instance now;
+	int fd = bq_open_map(k, "bq_instances");
+	bool same;
+
+	if (fd < 0)
+		return false;
+	same = !bpf_map_lookup_elem(fd, &inst->slot, &now) && now.created_ns == inst->created_ns;
+	close(fd);
+	return same;
+}
+
 int bq_unload(const struct bq_kind *k, bool force)
 {
 	struct bq_instance_info *v;
+	char path[256];
 	size_t n = 0;
+	int err;
 
 	if (!bq_is_loaded(k)) {
 		bq_err("%s is not loaded", k->kind);
 		return BQ_EXIT_FAIL;
 	}
-	if (!bq_instances(k, &v, &n))
-		free(v);
+	if (is_default_qdisc(k) && !force) {
+		bq_err("%s is net.core.default_qdisc: the kernel would go on creating it, unregistered; "
+		       "set another default first, or repeat with --force", k->kind);
+		return BQ_EXIT_FAIL;
+	}
+	err = bq_instances(k, &v, &n);
+	free(v);
+	if (!err && (n || is_default_qdisc(k)) && force) {
+		/*
+		 * Unregister only: the maps and egress attachments stay pinned,
+		 * so the live qdiscs stay in stats and can be changed, keep
+		 * being marked, and a new load (systemctl restart) shares the
+		 * maps with them. bq_tidy() unpins them once they are gone.
+		 */
+		pin_path(path, sizeof(path), k, "link");
+		return unlink(path) ? BQ_EXIT_FAIL : 0;
+	}
+	if (err && !force) {
+		bq_err("cannot read the instances of %s (%s), so cannot tell whether qdiscs are live; "
+		       "repeat with --force to unload anyway", k->kind, strerror(-err));
+		return BQ_EXIT_FAIL;
+	}
 	if (n && !force) {
 		bq_err("%s has %zu live qdisc(s): unloading stops new ones from being created, "
 		       "the live ones keep working until deleted; repeat with --force to do it", k->kind, n);

@@ -103,6 +103,7 @@ static void parse_stats(struct rtattr *nest, struct bq_qdisc_info *q)
 {
 	int left = RTA_PAYLOAD(nest);
 	struct rtattr *rta = RTA_DATA(nest);
+	bool pkt64 = false;
 
 	for (; RTA_OK(rta, left); rta = RTA_NEXT(rta, left)) {
 		if (rta->rta_type == TCA_STATS_BASIC &&
@@ -111,7 +112,12 @@ static void parse_stats(struct rtattr *nest, struct bq_qdisc_info *q)
 
 			memcpy(&b, RTA_DATA(rta), sizeof(b));
 			q->bytes = b.bytes;
-			q->packets = b.packets;
+			if (!pkt64)
+				q->packets = b.packets;
+		} else if (rta->rta_type == TCA_STATS_PKT64 && RTA_PAYLOAD(rta) >= sizeof(__u64)) {
+			/* The kernel adds it once the count outgrows BASIC's u32. */
+			memcpy(&q->packets, RTA_DATA(rta), sizeof(q->packets));
+			pkt64 = true;
 		} else if (rta->rta_type == TCA_STATS_QUEUE &&
 			   RTA_PAYLOAD(rta) >= sizeof(struct gnet_stats_queue)) {
 			struct gnet_stats_queue s;

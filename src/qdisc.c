@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/file.h>
 #include <bpf/bpf.h>
@@ -102,12 +103,18 @@ static int lock_kind(const struct bq_kind *k)
 
 	snprintf(path, sizeof(path), "%s/%s", BQ_PIN_ROOT, k->name);
 	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB)) {
-		close(fd);
-		fd = -1;
+	if (fd < 0) {
+		bq_err("cannot open %s to lock it: %s", path, strerror(errno));
+		return -1;
 	}
-	if (fd < 0)
-		bq_err("another bpfqdisc is changing %s qdiscs; try again", k->kind);
+	if (flock(fd, LOCK_EX | LOCK_NB)) {
+		if (errno == EWOULDBLOCK)
+			bq_err("another bpfqdisc is changing %s qdiscs; try again", k->kind);
+		else
+			bq_err("cannot lock %s: %s", path, strerror(errno));
+		close(fd);
+		return -1;
+	}
 	return fd;
 }
 
@@ -132,7 +139,7 @@ int bq_find_instance(int ifindex, __u32 parent, __u32 handle, const struct bq_ki
 		size_t n;
 		bool found = false;
 
-		if ((*kind && *kind != k) || !bq_is_loaded(k) || bq_instances(k, &v, &n))
+		if ((*kind && *kind != k) || !bq_has_state(k) || bq_instances(k, &v, &n))
 			continue;
 		for (size_t j = 0; j < n && !found; j++) {
 			const struct bq_instance *q = &v[j].inst;
@@ -151,18 +158,28 @@ int bq_find_instance(int ifindex, __u32 parent, __u32 handle, const struct bq_ki
 	return -ENOENT;
 }
 
-static int change_instance(struct qdisc_req *r)
+static int no_instance(const struct qdisc_req *r)
+{
+	bq_err("no BPF qdisc of bpfqdisc at %s %s", r->dev,
+	       r->handle ? "with that handle" : r->parent == TC_H_ROOT ? "root" : "with that parent");
+	return BQ_EXIT_USAGE;
+}
+
+/*
+ * Under the kind's lock from the read to the write, so that two changes
+ * merge rather than one losing the other's; the slot's generation is
+ * checked before and after the write, as the qdisc may be replaced by tc
+ * meanwhile and its slot reused.
+ */
+static int change_locked(struct qdisc_req *r)
 {
 	struct bq_instance inst;
 	struct bq_params cur;
 	struct bq_param_set set;
-	int lock, err;
+	int err;
 
-	if (bq_find_instance(r->ifindex, r->parent, r->handle, &r->kind, &inst)) {
-		bq_err("no BPF qdisc of bpfqdisc at %s %s", r->dev,
-		       r->handle ? "with that handle" : r->parent == TC_H_ROOT ? "root" : "with that parent");
-		return BQ_EXIT_USAGE;
-	}
+	if (bq_find_instance(r->ifindex, r->parent, r->handle, &r->kind, &inst))
+		return no_instance(r);
 	if (bq_read_params(r->kind, inst.slot, &cur)) {
 		bq_err("cannot read the parameters of %s on %s: %s", r->kind->kind, r->dev, strerror(errno));
 		return BQ_EXIT_FAIL;
@@ -170,16 +187,40 @@ static int change_instance(struct qdisc_req *r)
 	err = build_params(r, &cur, &set);
 	if (err)
 		return err;
-	lock = lock_kind(r->kind);
-	if (lock < 0)
-		return BQ_EXIT_USAGE;
+	if (!bq_instance_current(r->kind, &inst))
+		return no_instance(r);
 	err = bq_write_params(r->kind, inst.slot, &set.val);
-	close(lock);
 	if (err) {
 		bq_err("cannot change %s on %s: %s", r->kind->kind, r->dev, strerror(-err));
 		return BQ_EXIT_FAIL;
 	}
+	if (!bq_instance_current(r->kind, &inst)) {
+		bq_err("%s on %s was replaced while being changed: check the parameters of the new one",
+		       r->kind->kind, r->dev);
+		return BQ_EXIT_FAIL;
+	}
 	return 0;
+}
+
+static int change_instance(struct qdisc_req *r)
+{
+	const struct bq_kind *k = r->kind;
+	int lock, err;
+
+	/* The lock is the kind's: find it first when the request names none. */
+	if (!k) {
+		struct bq_instance inst;
+
+		if (bq_find_instance(r->ifindex, r->parent, r->handle, &k, &inst))
+			return no_instance(r);
+	}
+	lock = lock_kind(k);
+	if (lock < 0)
+		return BQ_EXIT_USAGE;
+	r->kind = k;
+	err = change_locked(r);
+	close(lock);
+	return err;
 }
 
 /* The kind of the qdisc now at r's place, "" if none. */
@@ -209,11 +250,37 @@ static int attach_egress(const struct qdisc_req *r)
 	return err ? BQ_EXIT_FAIL : 0;
 }
 
+static __u64 monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/*
+ * Only a holder of the kind's lock stages parameters, and it removes them
+ * before it lets go: whatever another left is from one that died between
+ * staging and creating. Left, it would make every later add there fail
+ * ("File exists").
+ */
+static void drop_stale(int pending)
+{
+	struct bq_where key, next;
+
+	while (!bpf_map_get_next_key(pending, NULL, &next)) {
+		key = next;
+		if (bpf_map_delete_elem(pending, &key))
+			break;
+	}
+}
+
 static int create(struct qdisc_req *r, bool replace)
 {
 	struct bq_where where = { bq_self_netns_cookie(), r->ifindex, r->parent };
 	struct bq_param_set set;
 	struct bq_params defaults;
+	struct bq_staged staged;
 	char msg[256], now[BQ_KIND_LEN];
 	int lock, pending, err;
 
@@ -231,7 +298,11 @@ static int create(struct qdisc_req *r, bool replace)
 	if (lock < 0)
 		return BQ_EXIT_USAGE;
 	pending = bq_open_map(r->kind, "bq_pending");
-	if (pending < 0 || bpf_map_update_elem(pending, &where, &set.val, BPF_NOEXIST)) {
+	if (pending >= 0)
+		drop_stale(pending);
+	staged.params = set.val;
+	staged.expires_ns = monotonic_ns() + BQ_STAGE_NS;
+	if (pending < 0 || bpf_map_update_elem(pending, &where, &staged, BPF_NOEXIST)) {
 		bq_err("cannot stage the parameters of %s: %s", r->kind->kind, strerror(errno));
 		err = BQ_EXIT_FAIL;
 	} else {
@@ -272,6 +343,7 @@ int bq_cmd_qdisc(int argc, char **argv)
 	err = bq_check_caps(BQ_NEED_LOAD) ?: bq_check_kernel() ?: bq_ensure_bpffs();
 	if (err)
 		return err;
+	bq_tidy();
 	if (r.kind && (err = require_loaded(r.kind)))
 		return err;
 	if (verb[0] == 'c')

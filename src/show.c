@@ -24,6 +24,7 @@ static const char *const drop_names[BQ_DROP__MAX] = {
 enum fmt { FMT_TEXT, FMT_JSON, FMT_PROM };
 
 struct view {
+	__u64 netns;			/* its netns cookie */
 	struct bq_qdisc_info tc;
 	const struct bq_kind *kind;	/* NULL: not one of ours, or not loaded */
 	struct bq_instance inst;
@@ -37,21 +38,6 @@ struct opts {
 	enum fmt fmt;
 	unsigned interval;
 };
-
-/* JSON string: device names may hold any printable byte but '/' and ':'. */
-static void json_str(const char *s)
-{
-	putchar('"');
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			printf("\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			printf("\\u%04x", *s);
-		else
-			putchar(*s);
-	}
-	putchar('"');
-}
 
 static void handle_str(__u32 h, char *buf, size_t len)
 {
@@ -72,8 +58,10 @@ static bool join_instance(struct view *v, __u64 netns)
 	if (!v->kind || bq_instances(v->kind, &inst, &n))
 		return false;
 	for (size_t i = 0; i < n && !found; i++) {
+		/* mq's children all have handle 0 when created by default. */
 		found = inst[i].inst.where.netns_cookie == netns &&
 			(int)inst[i].inst.where.ifindex == v->tc.ifindex &&
+			inst[i].inst.where.parent == v->tc.parent &&
 			inst[i].inst.handle == v->tc.handle;
 		if (found)
 			v->inst = inst[i].inst;
@@ -105,7 +93,8 @@ static int collect(const struct opts *o, struct view **out, size_t *n)
 		const struct bq_kind *k = bq_kind_find(tc[i].kind);
 
 		v->tc = tc[i];
-		v->kind = k && !strcmp(k->kind, tc[i].kind) && bq_is_loaded(k) ? k : NULL;
+		v->netns = netns;
+		v->kind = k && !strcmp(k->kind, tc[i].kind) && bq_has_state(k) ? k : NULL;
 		if (!join_instance(v, netns))
 			v->kind = NULL;
 		if (v->kind || !o->ours_only)
@@ -130,9 +119,9 @@ static void print_text(const struct view *v, bool stats)
 	printf("\n");
 	if (!stats)
 		return;
-	printf(" Sent %llu bytes %u pkt (dropped %u, overlimits %u requeues %u)\n"
+	printf(" Sent %llu bytes %llu pkt (dropped %u, overlimits %u requeues %u)\n"
 	       " backlog %ub %up requeues %u\n",
-	       (unsigned long long)v->tc.bytes, v->tc.packets, v->tc.drops, v->tc.overlimits,
+	       (unsigned long long)v->tc.bytes, (unsigned long long)v->tc.packets, v->tc.drops, v->tc.overlimits,
 	       v->tc.requeues, v->tc.backlog, v->tc.qlen, v->tc.requeues);
 	if (!v->kind)
 		return;
@@ -157,9 +146,10 @@ static void print_json(const struct view *v, bool stats)
 	handle_str(v->tc.handle, h, sizeof(h));
 	handle_str(v->tc.parent, p, sizeof(p));
 	printf("{\"kind\":");
-	json_str(v->tc.kind);
+	bq_json_str(stdout, v->tc.kind);
 	printf(",\"handle\":\"%s\",\"parent\":\"%s\",\"dev\":", h, p);
-	json_str(v->tc.dev);
+	bq_json_str(stdout, v->tc.dev);
+	printf(",\"ifindex\":%d,\"netns\":%llu", v->tc.ifindex, (unsigned long long)v->netns);
 	if (v->kind) {
 		printf(",\"options\":{");
 		for (size_t i = 0; i < v->set.n; i++)
@@ -168,9 +158,9 @@ static void print_json(const struct view *v, bool stats)
 		printf("}");
 	}
 	if (stats) {
-		printf(",\"bytes\":%llu,\"packets\":%u,\"drops\":%u,\"overlimits\":%u,"
+		printf(",\"bytes\":%llu,\"packets\":%llu,\"drops\":%u,\"overlimits\":%u,"
 		       "\"requeues\":%u,\"backlog\":%u,\"qlen\":%u",
-		       (unsigned long long)v->tc.bytes, v->tc.packets, v->tc.drops,
+		       (unsigned long long)v->tc.bytes, (unsigned long long)v->tc.packets, v->tc.drops,
 		       v->tc.overlimits, v->tc.requeues, v->tc.backlog, v->tc.qlen);
 	}
 	if (stats && v->kind) {
@@ -192,16 +182,23 @@ static void print_json(const struct view *v, bool stats)
 	printf("}");
 }
 
-/* One Prometheus sample; labels identify the qdisc as tc does. */
+/*
+ * One Prometheus sample. Its labels identify the qdisc: netns, ifindex,
+ * parent and handle (mq's default children all have handle 0), besides
+ * dev and kind.
+ */
 static void prom(const struct view *v, const char *name, const char *extra, __u64 val)
 {
-	char h[16];
+	char h[16], p[16];
 
 	handle_str(v->tc.handle, h, sizeof(h));
+	handle_str(v->tc.parent, p, sizeof(p));
 	printf("bpfqdisc_%s{dev=", name);
-	json_str(v->tc.dev);	/* Prometheus label escaping matches JSON's here */
-	printf(",kind=\"%s\",handle=\"%s\"%s} %llu\n", v->tc.kind, h, extra,
-	       (unsigned long long)val);
+	bq_prom_label(stdout, v->tc.dev);
+	printf(",kind=");
+	bq_prom_label(stdout, v->tc.kind);
+	printf(",netns=\"%llu\",ifindex=\"%d\",parent=\"%s\",handle=\"%s\"%s} %llu\n",
+	       (unsigned long long)v->netns, v->tc.ifindex, p, h, extra, (unsigned long long)val);
 }
 
 /* A kind's own statistics, as bpfqdisc_<kind>_<name>[_total]. */
@@ -341,6 +338,7 @@ static int run(struct opts *o, int argc, char **argv)
 	err = bq_check_caps(BQ_NEED_READ) ?: bq_ensure_bpffs();
 	if (err)
 		return err;
+	bq_tidy();
 	for (;;) {
 		err = show_once(o);
 		if (err || !o->interval)

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/mount.h>
@@ -16,6 +17,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "lib.h"
+#include "pindir.h"
 
 #ifndef CAP_PERFMON
 #define CAP_PERFMON 38
@@ -36,6 +38,19 @@ void bq_err(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+}
+
+static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	/* Our own error line says what failed; LIBBPF_LOG=1 shows libbpf's. */
+	if (!getenv("LIBBPF_LOG"))
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+void bq_quiet_libbpf(void)
+{
+	libbpf_set_print(libbpf_quiet);
 }
 
 static bool cap_effective(int cap)
@@ -74,11 +89,16 @@ int bq_check_kernel(void)
 	struct utsname u;
 	int id;
 
-	id = btf ? btf__find_by_name_kind(btf, "bpf_qdisc_skb_drop", BTF_KIND_FUNC) : -1;
+	uname(&u);
+	if (!btf) {
+		bq_err("cannot read this kernel's (%s) BTF at /sys/kernel/btf/vmlinux: BPF qdiscs need "
+		       "CONFIG_DEBUG_INFO_BTF", u.release);
+		return BQ_EXIT_FAIL;
+	}
+	id = btf__find_by_name_kind(btf, "bpf_qdisc_skb_drop", BTF_KIND_FUNC);
 	btf__free(btf);
 	if (id >= 0)
 		return 0;
-	uname(&u);
 	bq_err("this kernel (%s) cannot run BPF qdiscs: it needs CONFIG_NET_SCH_BPF (Linux ≥ 6.16)",
 	       u.release);
 	return BQ_EXIT_FAIL;
@@ -94,14 +114,15 @@ static bool is_bpffs(const char *path)
 int bq_ensure_bpffs(void)
 {
 	const char *root = "/sys/fs/bpf";
+	char why[512];
 
 	if (!is_bpffs(root) && mount("bpf", root, "bpf", 0, "mode=0700")) {
 		bq_err("bpffs is not mounted at %s and mounting it failed (%s): mount -t bpf bpf %s",
 		       root, strerror(errno), root);
 		return BQ_EXIT_FAIL;
 	}
-	if (mkdir(BQ_PIN_ROOT, 0700) && errno != EEXIST) {
-		bq_err("cannot create %s: %s", BQ_PIN_ROOT, strerror(errno));
+	if (bq_pin_dir(BQ_PIN_ROOT, why, sizeof(why))) {
+		bq_err("%s", why);
 		return BQ_EXIT_FAIL;
 	}
 	return 0;

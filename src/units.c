@@ -112,29 +112,48 @@ int bq_parse_value(enum bq_unit unit, const char *text, __u64 *out, const char *
 		       "unexpected characters after the number";
 		return -EINVAL;
 	}
-	num *= s->mult;
-	if (num >= 18446744073709551615.0L) {
+	/* Long double holds every integer below 2^64 exactly, so a value that
+	 * rounds below 2^64 converts exactly (llroundl stops at 2^63). */
+	num = roundl(num * s->mult);
+	if (num >= 18446744073709551616.0L) {
 		*why = "too large";
 		return -ERANGE;
 	}
-	*out = (__u64)llroundl(num);
+	*out = (__u64)num;
 	return 0;
+}
+
+/*
+ * Bits, as tc prints, with the largest unit that divides evenly. Above 2^61
+ * bytes/s the bits outgrow 64 bits: then bytes (bps), so that every value
+ * prints as text that parses back to it.
+ */
+static void format_rate(__u64 v, char *buf, size_t len)
+{
+	static const struct { __u64 div; const char *name; } rates[] = {
+		{ 1000000000000ULL, "Tbit" }, { 1000000000, "Gbit" }, { 1000000, "Mbit" },
+		{ 1000, "Kbit" }, { 1, "bit" },
+	};
+	unsigned __int128 bits = (unsigned __int128)v * 8;
+	size_t i;
+
+	for (i = 0; i < 4 && (bits % rates[i].div || !v); i++)
+		;
+	if (bits / rates[i].div > ~0ULL)
+		snprintf(buf, len, "%llubps", (unsigned long long)v);
+	else
+		snprintf(buf, len, "%llu%s", (unsigned long long)(bits / rates[i].div), rates[i].name);
 }
 
 const char *bq_format_value(enum bq_unit unit, __u64 v, char *buf, size_t len)
 {
 	static const struct { __u64 div; const char *name; }
-		rates[] = { { 1000000000000ULL, "Tbit" }, { 1000000000, "Gbit" }, { 1000000, "Mbit" },
-			    { 1000, "Kbit" }, { 1, "bit" } },
 		times[] = { { 1000000000, "s" }, { 1000000, "ms" }, { 1000, "us" }, { 1, "ns" } };
 	size_t i;
 
 	switch (unit) {
 	case BQ_UNIT_RATE:
-		/* Bits, as tc prints, with the largest unit that divides evenly. */
-		for (i = 0; i < 4 && ((v * 8) % rates[i].div || !v); i++)
-			;
-		snprintf(buf, len, "%llu%s", (unsigned long long)(v * 8 / rates[i].div), rates[i].name);
+		format_rate(v, buf, len);
 		break;
 	case BQ_UNIT_TIME:
 		for (i = 0; i < 3 && (v % times[i].div || !v); i++)

@@ -34,6 +34,22 @@ check bad_option 2 "unknown option '--nope'" "$BQ" load fifo --nope 1
 check ring_not_pow2 2 "--ring-slots 1000 is not a power of two" "$BQ" load fifo --ring-slots 1000
 check ring_one 2 "--ring-slots 1 is not a power of two of at least 2" "$BQ" load fifo --ring-slots 1
 check slots_overflow 2 "--max-instances 65536 x --ring-slots 65536 is more than" "$BQ" load fifo --max-instances 65536 --ring-slots 65536
+# bpfqdisc qdisc and stats: the word matching of src/qdisc.c and src/show.c,
+# which refuses before it checks privileges or the kernel.
+check qdisc_no_dev 2 "which device\? \(dev DEV\)" "$BQ" qdisc add root bpf_fifo
+check qdisc_dev_no_value 2 "'dev' needs a value" "$BQ" qdisc add dev
+check qdisc_unknown_kind 2 "unknown qdisc 'bpf_nosuch' \(known: fifo" "$BQ" qdisc add dev lo root bpf_nosuch
+check qdisc_no_kind 2 "which qdisc\? \(e.g. bpf_fifo\)" "$BQ" qdisc add dev lo root
+check qdisc_bad_parent 2 "bad handle 'zz' \(expected MAJOR:\[MINOR\] in hex\)" "$BQ" qdisc add dev lo parent zz bpf_fifo
+check qdisc_bad_handle 2 "bad handle '1:2:3'" "$BQ" qdisc add dev lo handle 1:2:3 bpf_fifo
+check qdisc_no_device 2 "no such device 'nodev0'" "$BQ" qdisc add dev nodev0 root bpf_fifo
+check qdisc_verb 2 "unknown qdisc command 'frob'" "$BQ" qdisc frob dev lo
+check qdisc_change_nothing 2 "nothing to change: give PARAM VALUE pairs" "$BQ" qdisc change dev lo root
+check qdisc_show_option 2 "unexpected '-x'" "$BQ" qdisc show -x
+check stats_interval_0 2 "bad --interval '0': expected 1..86400 seconds" "$BQ" stats --interval 0
+check stats_interval_big 2 "bad --interval '86401'" "$BQ" stats --interval 86401
+check stats_no_device 2 "no such device 'nodev0'" "$BQ" stats dev nodev0
+check unload_option 2 "unknown option '--bogus'" "$BQ" unload fifo --bogus
 check class_verb 2 "unknown class command 'move'" "$BQ" class move dev lo mark 1
 check class_no_rate 2 "which rate\?" "$BQ" class add dev lo mark 1
 check class_rate_0 2 "rate '0' out of range" "$BQ" class add dev lo mark 1 rate 0

@@ -3,7 +3,11 @@
  * libFuzzer harness for everything that parses parameters: bq_parse_value in
  * every unit, tc handles, and bq_params_apply on "name value" words. The
  * input is split into words at NUL bytes; the first byte picks the unit.
+ * Besides crashes it checks a property: a value parsed from any text prints
+ * as text that parses back to the same value.
  */
+#include <stdio.h>
+#include <stdlib.h>
 #include "lib.h"
 #include "fuzz_words.h"
 
@@ -15,10 +19,24 @@ static const struct bq_param_desc table[] = {
 	{ "pacing", BQ_UNIT_BOOL, 1, 0, 1 },
 };
 
+static void round_trip(enum bq_unit unit, __u64 v, const char *text)
+{
+	const char *why = NULL;
+	__u64 back = ~v;
+	char buf[64];
+
+	bq_format_value(unit, v, buf, sizeof(buf));
+	if (bq_parse_value(unit, buf, &back, &why) || back != v) {
+		fprintf(stderr, "round trip: '%s' (unit %d) is %llu, prints as '%s', parses to %llu (%s)\n",
+			text, unit, (unsigned long long)v, buf, (unsigned long long)back, why ?: "ok");
+		abort();
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct bq_param_set set = { .desc = table, .n = 5 };
-	char *text, *argv[64], buf[64];
+	char *text, *argv[64];
 	const char *why;
 	int argc = 0;
 	__u64 v;
@@ -31,7 +49,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		enum bq_unit unit = (unsigned char)argv[i][0] % 5;
 
 		if (!bq_parse_value(unit, argv[i], &v, &why))
-			bq_format_value(unit, v, buf, sizeof(buf));
+			round_trip(unit, v, argv[i]);
 		bq_parse_handle(argv[i], &h);
 	}
 	bq_params_apply(&set, argc, argv);

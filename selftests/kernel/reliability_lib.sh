@@ -43,16 +43,24 @@ wait_for() {
 	done
 }
 
-no_kind_maps() { ! bpftool map show -j | jq -e 'any(.[]; .name == "bq_slots")' >/dev/null; }
+# A kind unloaded with --force keeps its maps pinned until a bpfqdisc
+# command finds its qdiscs gone: each poll is one.
+no_kind_maps() {
+	"$BQ" list >/dev/null 2>&1
+	! bpftool map show -j | jq -e 'any(.[]; .name == "bq_slots")' >/dev/null
+}
 
 # maps_at BYTES: map memory back to BYTES (the kernel frees maps after an
 # RCU grace period, once their last user is gone).
 maps_at() { [ "$(map_bytes)" -le "$1" ]; }
 
 # expect_no_leak KIND...: no instance of KIND left (slots, bpfqdisc list),
-# unload without --force succeeds, and the skbuff slab and the BPF maps
-# come back to the baseline. The slab margin: sockets, NAPI caches and
-# neighbours hold up to ~150 skbs for a while whatever the qdisc.
+# the skbuff slab back to the baseline while the kinds are still loaded (an
+# skb left in one of their maps is freed only with the map), unload without
+# --force succeeds, and the slab and the BPF maps come back to the baseline.
+# The slab margin, LEAK_MARGIN (default 400): sockets, NAPI caches and
+# neighbours hold up to ~150 skbs for a while whatever the qdisc; a test
+# that quiesces them first may set less.
 expect_no_leak() {
 	for k in "$@"; do
 		n=$(slots_used "$k")
@@ -60,9 +68,12 @@ expect_no_leak() {
 	done
 	n=$(listed_instances)
 	[ "$n" = 0 ] || fail "bpfqdisc list shows $n live qdiscs: $("$BQ" list)"
+	margin=${LEAK_MARGIN:-400}
+	wait_slab_below $((SLAB0 + margin)) 10 ||
+		fail "skbuff slab at $(skb_slab) objects with $* loaded, baseline $SLAB0 (margin $margin)"
 	for k in "$@"; do expect "$BQ" unload "$k" >/dev/null; done
-	wait_slab_below $((SLAB0 + 400)) 10 ||
-		fail "skbuff slab at $(skb_slab) objects, baseline $SLAB0"
+	wait_slab_below $((SLAB0 + margin)) 10 ||
+		fail "skbuff slab at $(skb_slab) objects, baseline $SLAB0 (margin $margin)"
 	wait_for 20 maps_at "$MAPS0" ||
 		fail "BPF maps hold $(map_bytes) bytes after unloading $*, baseline $MAPS0: $(bpftool map show)"
 	note "skbuff slab: baseline $SLAB0, after $(skb_slab); BPF maps: baseline $MAPS0 B, after $(map_bytes) B"

@@ -23,9 +23,9 @@ done
 [ "$(tc_stat a va packets)" -ge "$(echo "$json" | jq '.[0].packets')" ] || fail "tc saw fewer packets"
 
 "$BQ" -n a stats --prometheus > /tmp/metrics
-grep -q '^bpfqdisc_dequeued_total{dev="va",kind="bpf_fifo",handle="[0-9a-f]*:"} [0-9]' /tmp/metrics ||
+grep -q '^bpfqdisc_dequeued_total{dev="va",kind="bpf_fifo",netns="[0-9]*",ifindex="[0-9]*",parent="root",handle="[0-9a-f]*:"} [0-9]' /tmp/metrics ||
 	fail "no dequeued sample: $(cat /tmp/metrics)"
-grep -q '^bpfqdisc_fifo_qlen_max{dev="va",kind="bpf_fifo",handle="[0-9a-f]*:"} [1-9]' /tmp/metrics ||
+grep -q '^bpfqdisc_fifo_qlen_max{dev="va",kind="bpf_fifo",netns="[0-9]*",ifindex="[0-9]*",parent="root",handle="[0-9a-f]*:"} [1-9]' /tmp/metrics ||
 	fail "no qlen_max sample: $(cat /tmp/metrics)"
 if command -v promtool >/dev/null; then
 	out=$(promtool check metrics < /tmp/metrics 2>&1) || fail "promtool: $out"

@@ -1,10 +1,14 @@
 # Unloading while an instance is live, bpf_fifo and bpf_fq: refused without
 # --force; with it, the live qdisc keeps carrying traffic until deleted, and
-# no new one can be created. Once the last instance is deleted, every map
-# of the kind is freed (map memory back to its baseline from before the
-# load) and the skbuff slab is back; loading again works.
+# no new one can be created; its maps stay pinned for it (stats, change).
+# Once the last instance is deleted, the next bpfqdisc command unpins them
+# and every map of the kind is freed (map memory back to its baseline from
+# before the load) and the skbuff slab is back; loading again works.
 . "$(dirname "$0")/lib.sh"
 . "$TOP/selftests/kernel/reliability_lib.sh"
+
+# live_gone KIND: the kind's pinned slots hold no qdisc (destroy runs after the del returns).
+live_gone() { [ "$(bpftool map dump pinned /sys/fs/bpf/bpfqdisc/$1/bq_slots -j | jq '[.[] | select(.formatted.value != 0)] | length')" = 0 ]; }
 
 veth_pair
 leak_baseline
@@ -22,6 +26,10 @@ for k in fifo fq; do
 	ip netns exec b tc qdisc add dev vb root bpf_$k 2>/dev/null && fail "new bpf_$k after unload"
 	[ "$(map_bytes)" -gt "$MAPS0" ] || fail "bpf_$k's maps went while an instance was live"
 	expect ip netns exec a tc qdisc del dev va root
+	[ -e /sys/fs/bpf/bpfqdisc/$k/bq_instances ] || fail "bpf_$k's pins went before a bpfqdisc command"
+	wait_for 20 live_gone $k || fail "bpf_$k: the deleted qdisc still holds its slot"
+	expect "$BQ" list >/dev/null
+	[ ! -e /sys/fs/bpf/bpfqdisc/$k ] || fail "bpf_$k's pins outlived its last qdisc: $(ls /sys/fs/bpf/bpfqdisc/$k)"
 	wait_for 20 maps_at "$MAPS0" ||
 		fail "bpf_$k: maps hold $(($(map_bytes) - MAPS0)) B after its last instance went"
 	wait_slab_below $((SLAB0 + 400)) 10 || fail "skbuff slab at $(skb_slab), baseline $SLAB0"

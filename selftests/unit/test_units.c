@@ -80,6 +80,43 @@ static void formatting(void)
 	EXPECT(!strcmp(bq_format_value(BQ_UNIT_BYTES, 3028, b, sizeof(b)), "3028b"), "%s", b);
 }
 
+/* Text that parses to v prints as text that parses back to v. */
+static void round_trip(enum bq_unit unit, const char *text)
+{
+	__u64 v = parse_ok(unit, text), back = ~v;
+	const char *why = NULL;
+	char b[64];
+
+	bq_format_value(unit, v, b, sizeof(b));
+	EXPECT(!bq_parse_value(unit, b, &back, &why) && back == v,
+	       "'%s' is %llu, prints as '%s', which parses to %llu (%s)", text,
+	       (unsigned long long)v, b, (unsigned long long)back, why ? why : "ok");
+}
+
+/* Near 2^64: llroundl overflowed above 2^63, v * 8 wrapped above 2^61. */
+static void huge_values(void)
+{
+	char b[64];
+
+	EXPECT(parse_ok(BQ_UNIT_RATE, "99999999tbit") == 12499999875000000000ULL, "99999999tbit");
+	EXPECT(parse_ok(BQ_UNIT_BYTES, "18446744073709551615") == ~0ULL, "2^64-1 bytes");
+	parse_bad(BQ_UNIT_BYTES, "18446744073709551616");
+	parse_bad(BQ_UNIT_RATE, "147573952589676412928bit");
+	EXPECT(!strcmp(bq_format_value(BQ_UNIT_RATE, 12499999875000000000ULL, b, sizeof(b)),
+		       "99999999Tbit"), "%s", b);
+	EXPECT(!strcmp(bq_format_value(BQ_UNIT_RATE, ~0ULL, b, sizeof(b)),
+		       "18446744073709551615bps"), "%s", b);
+	round_trip(BQ_UNIT_RATE, "99999999tbit");
+	round_trip(BQ_UNIT_RATE, "18446744073709551615bps");
+	round_trip(BQ_UNIT_RATE, "2305843009213693952bps");
+	round_trip(BQ_UNIT_RATE, "147573952589676412920bit");
+	round_trip(BQ_UNIT_RATE, "1bit");
+	round_trip(BQ_UNIT_TIME, "18446744073709551615ns");
+	round_trip(BQ_UNIT_TIME, "1.5ns");
+	round_trip(BQ_UNIT_BYTES, "17179869183g");
+	round_trip(BQ_UNIT_COUNT, "18446744073709551615");
+}
+
 static const struct bq_param_desc table[] = {
 	{ "limit", BQ_UNIT_COUNT, 1000, 1, 16384 },
 	{ "rate", BQ_UNIT_RATE, 0, 1, 125000000000ULL },
@@ -110,6 +147,7 @@ int main(void)
 	RUN(times);
 	RUN(sizes_and_counts);
 	RUN(formatting);
+	RUN(huge_values);
 	RUN(param_sets);
 	return unit_failed;
 }

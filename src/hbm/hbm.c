@@ -37,6 +37,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "hbm_tool.h"
+#include "pindir.h"
 #include "hbm_cg.skel.h"
 #include "hbm_cg_edt.skel.h"
 
@@ -258,6 +259,7 @@ static int ensure_bpffs(void)
 {
 	const char *root = "/sys/fs/bpf";
 	struct statfs st;
+	char why[512];
 
 	if ((statfs(root, &st) || st.f_type != BPF_FS_MAGIC) &&
 	    mount("bpf", root, "bpf", 0, "mode=0700")) {
@@ -265,9 +267,9 @@ static int ensure_bpffs(void)
 			strerror(errno));
 		return HBM_EXIT_FAIL;
 	}
-	if (mkdir(HBM_PIN_ROOT, 0700) && errno != EEXIST) {
-		hbm_err("cannot create %s: %s%s", HBM_PIN_ROOT, strerror(errno),
-			errno == EACCES || errno == EPERM ? " (hbm needs root)" : "");
+	/* The directory holds every id's pins: no one else may own or write it. */
+	if (bq_pin_dir(HBM_PIN_ROOT, why, sizeof(why))) {
+		hbm_err("%s%s", why, errno == EACCES || errno == EPERM ? " (hbm needs root)" : "");
 		return HBM_EXIT_FAIL;
 	}
 	return 0;

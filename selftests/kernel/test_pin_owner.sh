@@ -1,0 +1,53 @@
+# Pin directories on a bpffs mounted without mode= (1777, as the CLI's own
+# hint mounts it): an unprivileged user who makes /sys/fs/bpf/bpfqdisc
+# first, or a directory others may write, is refused with one line, by
+# bpfqdisc and by hbm; the directories bpfqdisc makes are 0700 and root's,
+# and the unprivileged user can then neither unlink a kind's link nor make
+# anything in them. Runs in a mount namespace of its own, on a fresh bpffs.
+if [ "${1:-}" != private ]; then
+	exec unshare -m --propagation private dash "$0" private
+fi
+. "$(dirname "$0")/lib.sh"
+HBM="$TOP/bin/hbm"
+PINS=/sys/fs/bpf/bpfqdisc
+nobody() { setpriv --reuid 65534 --regid 65534 --clear-groups "$@"; }
+
+expect mount -t bpf bpf /sys/fs/bpf
+[ "$(stat -c %a /sys/fs/bpf)" = 1777 ] || skip "a fresh bpffs is mode $(stat -c %a /sys/fs/bpf), not 1777"
+
+# Made first by someone else.
+expect nobody mkdir $PINS
+expect_err 1 "refusing $PINS: it is owned by uid 65534" "$BQ" load fifo
+expect_err 1 "refusing $PINS: it is owned by uid 65534" "$HBM" -n 3 -r 10 -t 1
+expect_err 1 "refusing $PINS: it is owned by uid 65534" "$BQ" list
+[ -z "$(ls -A $PINS)" ] || fail "pins in a directory of uid 65534: $(ls -A $PINS)"
+expect rmdir $PINS
+
+# Root's, but writable by others.
+expect mkdir -m 0777 $PINS
+expect_err 1 "refusing $PINS: it is writable by group or others \(mode 0777" "$BQ" load fifo
+expect rmdir $PINS
+
+# Made by bpfqdisc: 0700 and root's; others cannot touch what is inside.
+expect "$BQ" load fifo
+[ "$(stat -c '%a %u' $PINS)" = "700 0" ] || fail "$PINS is $(stat -c '%a %u' $PINS)"
+[ "$(stat -c '%a %u' $PINS/fifo)" = "700 0" ] || fail "$PINS/fifo is $(stat -c '%a %u' $PINS/fifo)"
+nobody rm -f $PINS/fifo/link 2>/dev/null || true
+nobody mkdir $PINS/hbm3 2>/dev/null || true
+[ -e $PINS/fifo/link ] || fail "an unprivileged user unlinked the link"
+[ ! -e $PINS/hbm3 ] || fail "an unprivileged user made $PINS/hbm3"
+
+# A kind's directory of someone else's (made while the root was open).
+expect mkdir $PINS/fq
+expect chown 65534 $PINS/fq
+expect_err 1 "refusing $PINS/fq: it is owned by uid 65534" "$BQ" load fq
+[ -z "$(ls -A $PINS/fq)" ] || fail "pins in a directory of uid 65534: $(ls -A $PINS/fq)"
+expect rmdir $PINS/fq
+
+# The parent itself writable by others without the sticky bit.
+expect "$BQ" unload fifo
+expect chmod 0777 /sys/fs/bpf
+expect_err 1 "/sys/fs/bpf is writable by others without the sticky bit" "$BQ" load fifo
+expect chmod 1777 /sys/fs/bpf
+expect "$BQ" load fifo
+expect "$BQ" unload fifo

@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The one writer of outside strings in JSON and Prometheus labels: hostile names stay strings. */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <string.h>
+#include "lib.h"
+#include "unit.h"
+
+static char *written(void (*writer)(FILE *, const char *), const char *s)
+{
+	static char *buf;
+	size_t len;
+	FILE *f;
+
+	free(buf);
+	f = open_memstream(&buf, &len);
+	writer(f, s);
+	fclose(f);
+	return buf;
+}
+
+static void json_escapes(void)
+{
+	static const struct { const char *in, *out; } cases[] = {
+		{ "va", "\"va\"" },
+		{ "x\",\"id\":1,\"y\":\"", "\"x\\\",\\\"id\\\":1,\\\"y\\\":\\\"\"" },
+		{ "a\\b", "\"a\\\\b\"" },
+		{ "l1\nl2", "\"l1\\nl2\"" },
+		{ "\x01\x1f\x7f", "\"\\u0001\\u001f\\u007f\"" },
+		{ "caf\xc3\xa9", "\"caf\xc3\xa9\"" },
+		{ "\xff" "a\xc3", "\"\xef\xbf\xbd" "a\xef\xbf\xbd\"" },
+		{ "\xc0\xaf", "\"\xef\xbf\xbd\xef\xbf\xbd\"" },
+		{ "\xed\xa0\x80", "\"\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\"" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *got = written(bq_json_str, cases[i].in);
+
+		EXPECT(!strcmp(got, cases[i].out), "case %zu: %s", i, got);
+	}
+}
+
+static void prom_escapes(void)
+{
+	EXPECT(!strcmp(written(bq_prom_label, "va\"} 1\nx{a=\"\\"), "\"va\\\"} 1\\nx{a=\\\"\\\\\""),
+	       "%s", written(bq_prom_label, "va\"} 1\nx{a=\"\\"));
+	EXPECT(!strcmp(written(bq_prom_label, "t\tab\xff"), "\"t\tab\xef\xbf\xbd\""), "%s",
+	       written(bq_prom_label, "t\tab\xff"));
+}
+
+int main(void)
+{
+	unit_file = "json";
+	RUN(json_escapes);
+	RUN(prom_escapes);
+	return unit_failed;
+}

@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Strings from outside (device, cgroup and kind names) in JSON and in
+ * Prometheus labels. Each is any bytes but NUL: a user who may name a
+ * cgroup or a device must not be able to add fields or lines to the
+ * admin's output, nor make it invalid UTF-8 that a parser refuses.
+ */
+#include <stdio.h>
+#include "lib.h"
+
+/* The length of the valid UTF-8 sequence at s, or 0 if there is none. */
+static size_t utf8_len(const unsigned char *s)
+{
+	size_t n = s[0] < 0x80 ? 1 : s[0] >= 0xc2 && s[0] <= 0xdf ? 2 :
+		   s[0] >= 0xe0 && s[0] <= 0xef ? 3 : s[0] >= 0xf0 && s[0] <= 0xf4 ? 4 : 0;
+
+	for (size_t i = 1; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	/* Overlong forms, UTF-16 surrogates and beyond U+10FFFF are not UTF-8. */
+	if ((n == 3 && s[0] == 0xe0 && s[1] < 0xa0) || (n == 3 && s[0] == 0xed && s[1] >= 0xa0) ||
+	    (n == 4 && s[0] == 0xf0 && s[1] < 0x90) || (n == 4 && s[0] == 0xf4 && s[1] >= 0x90))
+		return 0;
+	return n;
+}
+
+/*
+ * Writes s between quotes, escaping what the format needs: JSON every
+ * control character, Prometheus (json false) only '\n'. Invalid UTF-8
+ * becomes U+FFFD.
+ */
+static void quoted(FILE *f, const char *str, bool json)
+{
+	const unsigned char *s = (const unsigned char *)str;
+
+	fputc('"', f);
+	while (*s) {
+		size_t n = utf8_len(s);
+
+		if (!n) {
+			fputs("\xef\xbf\xbd", f);
+			s++;
+			continue;
+		}
+		if (*s == '"' || *s == '\\')
+			fprintf(f, "\\%c", *s);
+		else if (*s == '\n')
+			fputs("\\n", f);
+		else if (json && (*s < 0x20 || *s == 0x7f))
+			fprintf(f, "\\u%04x", *s);
+		else
+			fwrite(s, 1, n, f);
+		s += n;
+	}
+	fputc('"', f);
+}
+
+void bq_json_str(FILE *f, const char *s)
+{
+	quoted(f, s, true);
+}
+
+void bq_prom_label(FILE *f, const char *s)
+{
+	quoted(f, s, false);
+}

@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Pin directories under bpffs that only their owner can change (pindir.c). */
+#ifndef BQ_PINDIR_H
+#define BQ_PINDIR_H
+#include <stddef.h>
+
+/*
+ * Creates path (0700) unless it exists, then accepts it only if it is a
+ * directory of ours that no one else may write, in a parent where no one
+ * else may rename it. 0, or -1 with why set to one line.
+ */
+int bq_pin_dir(const char *path, char *why, size_t len);
+
+#endif
