@@ -143,7 +143,8 @@ stress: all
 demo: all
 	tools/vmtest -- tools/demo
 
-# Not part of test: about 5 minutes (quick) or 10 (full) of VM time.
+# Not part of test: two VM boots side by side on the virtual clock
+# (docs/testing.md); quick takes about 10 minutes, full about 70.
 BENCH ?= quick
 bench: all
 	tools/bench $(BENCH)
