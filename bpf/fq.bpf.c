@@ -76,8 +76,8 @@ enum {
 BQ_PARAMS(
 	{ "limit", BQ_UNIT_COUNT, 10000, 1, 1 << 24 },
 	{ "flow_limit", BQ_UNIT_COUNT, 100, 1, 1 << 24 },
-	{ "quantum", BQ_UNIT_BYTES, 3028, 1, 1 << 20 },		/* 2 x 1514 */
-	{ "initial_quantum", BQ_UNIT_BYTES, 15140, 0, 1 << 30 },	/* 10 x 1514 */
+	{ "quantum", BQ_UNIT_BYTES, BQ_AUTO, 256, 1 << 20 },	/* 2 x psched_mtu */
+	{ "initial_quantum", BQ_UNIT_BYTES, BQ_AUTO, 0, 1 << 20 },	/* 10 x psched_mtu */
 	{ "refill_delay", BQ_UNIT_TIME, 40 * NSEC_PER_MSEC, 0, 3600 * NSEC_PER_SEC },
 	{ "pacing", BQ_UNIT_BOOL, 1, 0, 1 },
 	{ "maxrate", BQ_UNIT_RATE, 0, 0, ~0ULL },		/* 0: no cap */
@@ -395,16 +395,52 @@ static __noinline u32 fq_classify(struct bq_instance *q, struct fq_sched *st,
 /* --- enqueue ------------------------------------------------------------- */
 
 /*
- * Does the qdisc pace this socket's packets by rate? TCP sockets nobody
- * else paces (FQ_CB_SKRATE), and others with SO_MAX_PACING_RATE.
+ * sch_fq's fast path (since 6.8): a packet due now, to a qdisc with
+ * nothing else ready to go, skips the flow table. Not under maxrate, nor
+ * for a non-TCP socket with SO_MAX_PACING_RATE: their flow's clock must
+ * see every packet. A TCP socket we pace ourselves (FQ_CB_SKRATE) takes
+ * it too, as under sch_fq, but not while any flow is throttled: its own
+ * flow may be, and the packet would pass the ones queued there. What it
+ * costs: a packet on the fast path is not paced, so a flow that drains
+ * the qdisc may send a burst of up to 8 before its clock holds it again.
  */
-static __always_inline bool fq_we_pace(struct sock *sk, bool orphan, u8 cb)
+static __always_inline bool fq_fastpath_ok(const struct bq_instance *q,
+					   const struct fq_sched *st, const struct bq_params *p,
+					   const struct Qdisc *sch, struct sock *sk,
+					   bool orphan, u8 cb, u64 time, u64 now)
 {
-	if (!sk || orphan)
+	if (time > now || p->v[P_MAXRATE])
 		return false;
-	if (sk->sk_protocol == IPPROTO_TCP)
-		return cb & FQ_CB_SKRATE;
-	return sk->sk_max_pacing_rate != ~0UL;
+	if (sk && !orphan && sk->sk_protocol != IPPROTO_TCP &&
+	    sk->sk_max_pacing_rate != ~0UL)
+		return false;
+	if (!sch->q.qlen)
+		return true;
+	if (cb & FQ_CB_SKRATE && q->cnt.x[X_THROTTLED])
+		return false;
+	return q->cnt.x[X_FLOWS] == q->cnt.x[X_INACTIVE] + q->cnt.x[X_THROTTLED] &&
+	       st->internal.len < 8 && st->time_next_delayed_flow > now;
+}
+
+/*
+ * sch_fq's quanta by default: 2 and 10 times psched_mtu() of the device
+ * (MTU plus link header: 3028 and 15140 on Ethernet). BPF's init cannot
+ * reach the parameters and the device together, so the first packet
+ * works them out; parameters given by the user stay.
+ */
+static __noinline void fq_auto_quanta(struct Qdisc *sch, struct bq_params *p)
+{
+	struct net_device *dev = BPF_CORE_READ(sch, dev_queue, dev);
+	u64 mtu = BPF_CORE_READ(dev, mtu) + BPF_CORE_READ(dev, hard_header_len);
+
+	if (!mtu)
+		mtu = 1;
+	if (mtu > 1 << 20)
+		mtu = 1 << 20;
+	if (p->v[P_QUANTUM] == BQ_AUTO)
+		p->v[P_QUANTUM] = 2 * mtu < 256 ? 256 : 2 * mtu > 1 << 20 ? 1 << 20 : 2 * mtu;
+	if (p->v[P_INITIAL_QUANTUM] == BQ_AUTO)
+		p->v[P_INITIAL_QUANTUM] = 10 * mtu > 1 << 20 ? 1 << 20 : 10 * mtu;
 }
 
 SEC("struct_ops")
@@ -416,16 +452,19 @@ int BPF_PROG(fq_enqueue, struct sk_buff *skb, struct Qdisc *sch,
 	struct fq_sched *st = bq_enter(sch, &q, &p);
 	struct sock *sk = skb->sk;
 	u64 now, time, key, tstamp;
-	bool orphan = false, by_hash = false;
+	bool orphan = false, by_hash = false, was_empty;
 	struct fq_list *idle_list;
 	struct fq_flow *f;
 	u32 idx, sk_hash = 0;
 	u8 state, cb;
+	int ret;
 
 	if (!st)
 		return bq_drop(sch, q, skb, to_free, BQ_DROP_NO_INSTANCE);
 	if (sch->q.qlen >= p->v[P_LIMIT])
 		return bq_drop(sch, q, skb, to_free, BQ_DROP_OVERLIMIT);
+	if (p->v[P_QUANTUM] == BQ_AUTO || p->v[P_INITIAL_QUANTUM] == BQ_AUTO)
+		fq_auto_quanta(sch, (struct bq_params *)p);
 
 	now = bpf_ktime_get_ns();
 	tstamp = skb->tstamp;
@@ -464,23 +503,14 @@ int BPF_PROG(fq_enqueue, struct sk_buff *skb, struct Qdisc *sch,
 	 * through EDT timestamps. We cannot write it: a socket nobody asked
 	 * to pace (SK_PACING_NONE: cubic without SO_MAX_PACING_RATE) sends
 	 * unpaced timestamps, so we pace it by sk_pacing_rate ourselves,
-	 * as sch_fq did before EDT.
+	 * as sch_fq did before EDT; with pacing off nobody does.
 	 */
 	cb = orphan ? FQ_CB_ORPHAN : 0;
-	if (!orphan && sk && sk->sk_pacing_status == SK_PACING_NONE)
+	if (!orphan && sk && p->v[P_PACING] && sk->sk_pacing_status == SK_PACING_NONE)
 		cb |= FQ_CB_SKRATE;
 	*fq_cb_flags(skb) = cb;
 
-	/*
-	 * Fast path (sch_fq since 6.8): a packet due now, to a qdisc with
-	 * nothing else ready to go, skips the flow table. Not for packets we
-	 * pace ourselves (maxrate, sk_pacing_rate): their flow's clock must
-	 * see them.
-	 */
-	if (time <= now && !p->v[P_MAXRATE] && !fq_we_pace(sk, orphan, cb) &&
-	    (!sch->q.qlen ||
-	     (q->cnt.x[X_FLOWS] == q->cnt.x[X_INACTIVE] + q->cnt.x[X_THROTTLED] &&
-	      st->internal.len < 8 && st->time_next_delayed_flow > now))) {
+	if (fq_fastpath_ok(q, st, p, sch, sk, orphan, cb, time, now)) {
 		q->cnt.x[X_FASTPATH]++;
 		return bq_skbq_push(sch, q, &st->pool, &st->internal, skb, time, 0, to_free);
 	}
@@ -537,9 +567,11 @@ int BPF_PROG(fq_enqueue, struct sk_buff *skb, struct Qdisc *sch,
 				st->time_next_delayed_flow = until;
 		}
 	}
-	if (!f->q.len)
+	was_empty = !f->q.len;
+	ret = bq_skbq_push(sch, q, &st->pool, &f->q, skb, time, 0, to_free);
+	if (was_empty && ret == NET_XMIT_SUCCESS)	/* a full pool drops it */
 		q->cnt.x[X_INACTIVE]--;
-	return bq_skbq_push(sch, q, &st->pool, &f->q, skb, time, 0, to_free);
+	return ret;
 }
 
 /* --- dequeue ------------------------------------------------------------- */
@@ -662,7 +694,11 @@ static __always_inline u32 fq_pick_step(struct bq_instance *q, struct fq_sched *
 	return FQ_AGAIN;
 }
 
-/* Round robin: the flow to send from now; 0: none is ready. */
+/*
+ * Round robin: the flow to send from now; 0: none is ready; FQ_AGAIN: the
+ * bounded search gave up before finding one (thousands of flows that
+ * must each come round many times for credit), call again.
+ */
 static __noinline u32 fq_pick(struct bq_instance *q, struct fq_sched *st,
 			      const struct bq_params *p, u64 now, u64 *when)
 {
@@ -679,7 +715,7 @@ static __noinline u32 fq_pick(struct bq_instance *q, struct fq_sched *st,
 		if (idx != FQ_AGAIN)
 			return idx;
 	}
-	return 0;
+	return FQ_AGAIN;
 }
 
 SEC("struct_ops")
@@ -710,6 +746,11 @@ struct sk_buff *BPF_PROG(fq_dequeue, struct Qdisc *sch)
 	if (st->time_next_delayed_flow <= now)
 		fq_unthrottle(q, st, now);
 	idx = fq_pick(q, st, p, now, &when);
+	if (idx == FQ_AGAIN) {
+		/* sch_fq's search has no bound: ours resumes at once. */
+		bpf_qdisc_watchdog_schedule(sch, now, 0);
+		return NULL;
+	}
 	f = idx ? fq_flow(q, idx) : NULL;
 	if (!f) {
 		if (when && when < st->time_next_delayed_flow)

@@ -67,6 +67,14 @@ enum bq_unit {
  * table lands in section .rodata.bq_params, which the loader reads from the
  * object. The index of an entry is its index in bq_params.v[].
  */
+/*
+ * A default of BQ_AUTO: the qdisc works the value out for each instance
+ * (fq's quantum from its device's MTU) and writes it into the instance's
+ * parameters; shown as "auto" until then. Outside every range: nobody
+ * can give it.
+ */
+#define BQ_AUTO			(~0ULL)
+
 struct bq_param_desc {
 	char name[24];
 	__u32 unit;		/* enum bq_unit */

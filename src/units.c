@@ -129,6 +129,10 @@ const char *bq_format_value(enum bq_unit unit, __u64 v, char *buf, size_t len)
 		times[] = { { 1000000000, "s" }, { 1000000, "ms" }, { 1000, "us" }, { 1, "ns" } };
 	size_t i;
 
+	if (v == BQ_AUTO) {
+		snprintf(buf, len, "auto");
+		return buf;
+	}
 	switch (unit) {
 	case BQ_UNIT_RATE:
 		/* Bits, as tc prints, with the largest unit that divides evenly. */

@@ -78,6 +78,7 @@ static void formatting(void)
 	EXPECT(!strcmp(bq_format_value(BQ_UNIT_TIME, 10000000, b, sizeof(b)), "10ms"), "%s", b);
 	EXPECT(!strcmp(bq_format_value(BQ_UNIT_TIME, 1500, b, sizeof(b)), "1500ns"), "%s", b);
 	EXPECT(!strcmp(bq_format_value(BQ_UNIT_BYTES, 3028, b, sizeof(b)), "3028b"), "%s", b);
+	EXPECT(!strcmp(bq_format_value(BQ_UNIT_BYTES, BQ_AUTO, b, sizeof(b)), "auto"), "%s", b);
 }
 
 static const struct bq_param_desc table[] = {
