@@ -24,7 +24,7 @@
 #ifndef BPFQDISC_H
 #define BPFQDISC_H
 
-#define BQ_MAX_PARAMS		16
+#define BQ_MAX_PARAMS		20	/* fq: 14, its priomap and 3 band weights */
 #define BQ_MAX_XSTATS		8
 #define BQ_KIND_LEN		16	/* Qdisc_ops.id, with its NUL */
 
@@ -60,6 +60,9 @@ enum bq_unit {
 	BQ_UNIT_TIME,		/* nanoseconds; 10ms, 3s, 500us */
 	BQ_UNIT_RATE,		/* bytes per second; 200mbit, 1gbit, 10mbps */
 	BQ_UNIT_BOOL,		/* on|off */
+	BQ_UNIT_PRIOMAP,	/* a band per priority 0..15, 16 digits: 1222120011111111;
+				 * kept one per nibble, priority 0 lowest; each digit
+				 * at most max's nibble */
 };
 
 /*
