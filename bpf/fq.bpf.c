@@ -10,17 +10,18 @@
  * Packets without a full socket (forwarded, listener SYN-ACKs, TIME_WAIT
  * RSTs) and unconnected sockets (UDP sendto to anyone) have no stable
  * identity worth pacing; they are spread over orphan_mask + 1 flows by
- * packet hash. Control packets (priority TC_PRIO_CONTROL) skip everything:
- * one internal FIFO served before any flow, as sch_fq did before its 3
- * bands (the control band is what must never wait behind bulk). The same
- * FIFO is sch_fq's fast path: a packet due now, to a qdisc with nothing
- * else ready, has no one to be fair to, and skips the flow table.
+ * packet hash. Bands, as sch_fq's: a packet's priority picks one of 3
+ * bands (priomap), each with its own round robin, and the bands take turns
+ * by weighted round robin of bytes (weight0..2); limit is per band. One
+ * internal FIFO is sch_fq's fast path: a packet due now, to a qdisc with
+ * nothing else ready, has no one to be fair to, and skips the flow table.
  *
- * Round robin with credits (DRR): a flow new to the scheduler (or idle for
- * longer than refill_delay) goes on new_flows, served before old_flows so
- * a short exchange is not stuck behind bulk; a flow that spent its credit
- * gets `quantum` more and goes to the back of old_flows. New flows start
- * with initial_quantum so the first window leaves at once.
+ * Round robin with credits (DRR), in each band: a flow new to the
+ * scheduler (or detached for longer than refill_delay) goes on its band's
+ * new_flows, served before old_flows so a short exchange is not stuck
+ * behind bulk; a flow that spent its credit gets `quantum` more and goes
+ * to the back of old_flows. New flows start with initial_quantum so the
+ * first window leaves at once.
  *
  * Pacing. A flow whose head packet is not due yet (its timestamp, or the
  * time its previous packet's length at its rate allows) leaves the round
@@ -31,7 +32,9 @@
  * computes EDT itself) and only maxrate applies on top. But TCP computes
  * EDT only when asked to pace, and sch_fq asks by writing sk_pacing_status,
  * which we cannot: the sockets left unpaced (cubic) we pace ourselves by
- * sk_pacing_rate, as sch_fq did before EDT. A timestamp beyond the horizon
+ * sk_pacing_rate, as sch_fq did before EDT. The opt-in congestion control
+ * cubic_fq (bpf/cubic_fq.bpf.c) sets SK_PACING_FQ instead, which gives
+ * sch_fq's model: TCP stamps EDT, we honour it. A timestamp beyond the horizon
  * is a sender bug or an attack on memory: drop it, or cap it.
  *
  * Memory. Nothing is allocated per packet or per flow: packets sit in the
@@ -71,13 +74,17 @@ enum {
 	P_LIMIT, P_FLOW_LIMIT, P_QUANTUM, P_INITIAL_QUANTUM, P_REFILL_DELAY,
 	P_PACING, P_MAXRATE, P_LOW_RATE_THRESHOLD, P_HORIZON, P_HORIZON_DROP,
 	P_ORPHAN_MASK, P_CE_THRESHOLD, P_TIMER_SLACK, P_FLOWS_MAX,
+	P_PRIOMAP, P_WEIGHT0,	/* then P_WEIGHT0 + 1, + 2 */
 };
+
+#define FQ_BANDS		3
+#define FQ_MIN_WEIGHT		16384
 
 BQ_PARAMS(
 	{ "limit", BQ_UNIT_COUNT, 10000, 1, 1 << 24 },
 	{ "flow_limit", BQ_UNIT_COUNT, 100, 1, 1 << 24 },
-	{ "quantum", BQ_UNIT_BYTES, 3028, 1, 1 << 20 },		/* 2 x 1514 */
-	{ "initial_quantum", BQ_UNIT_BYTES, 15140, 0, 1 << 30 },	/* 10 x 1514 */
+	{ "quantum", BQ_UNIT_BYTES, BQ_AUTO, 256, 1 << 20 },	/* 2 x psched_mtu */
+	{ "initial_quantum", BQ_UNIT_BYTES, BQ_AUTO, 0, 1 << 20 },	/* 10 x psched_mtu */
 	{ "refill_delay", BQ_UNIT_TIME, 40 * NSEC_PER_MSEC, 0, 3600 * NSEC_PER_SEC },
 	{ "pacing", BQ_UNIT_BOOL, 1, 0, 1 },
 	{ "maxrate", BQ_UNIT_RATE, 0, 0, ~0ULL },		/* 0: no cap */
@@ -88,11 +95,18 @@ BQ_PARAMS(
 	{ "ce_threshold", BQ_UNIT_TIME, 0, 0, 3600 * NSEC_PER_SEC },	/* 0: off */
 	{ "timer_slack", BQ_UNIT_TIME, 10 * NSEC_PER_USEC, 0, NSEC_PER_SEC },
 	{ "flows_max", BQ_UNIT_COUNT, 1 << 20, 1, 1 << 24 },	/* and --ring-slots - 1 */
+	/* The band of priorities 0..15, one digit each: sch_default_prio2band. */
+	{ "priomap", BQ_UNIT_PRIOMAP, 0x1111111100212221ULL, 0, 0x2222222222222222ULL },
+	/* Bytes of credit per band per round (sch_fq's weights). */
+	{ "weight0", BQ_UNIT_BYTES, 9 << 16, FQ_MIN_WEIGHT, 0x7fffffff },
+	{ "weight1", BQ_UNIT_BYTES, 3 << 16, FQ_MIN_WEIGHT, 0x7fffffff },
+	{ "weight2", BQ_UNIT_BYTES, 1 << 16, FQ_MIN_WEIGHT, 0x7fffffff },
 );
 
 enum {
-	X_FLOWS, X_INACTIVE, X_THROTTLED, X_GC_FLOWS, X_HIGHPRIO,
+	X_FLOWS, X_INACTIVE, X_THROTTLED, X_GC_FLOWS,
 	X_HORIZON_CAPS, X_FASTPATH, X_UNTHROTTLE_LATENCY,
+	X_BAND_DROPS,
 };
 
 BQ_XSTATS(
@@ -100,10 +114,10 @@ BQ_XSTATS(
 	{ "inactive", BQ_GAUGE },		/* of which with no packet */
 	{ "throttled_flows", BQ_GAUGE },	/* waiting for their departure time */
 	{ "gc_flows", BQ_COUNTER },		/* idle flows freed */
-	{ "highprio_packets", BQ_COUNTER },	/* TC_PRIO_CONTROL, served first */
 	{ "horizon_caps", BQ_COUNTER },		/* timestamps capped to the horizon */
 	{ "fastpath_packets", BQ_COUNTER },	/* idle qdisc: no flow lookup */
 	{ "unthrottle_latency_ns", BQ_GAUGE },	/* EWMA of watchdog lateness */
+	{ "band_drops", BQ_COUNTER },		/* a band at its limit */
 );
 
 /* Where a flow is. */
@@ -118,20 +132,32 @@ struct fq_flow {
 	__u32 next, prev;	/* in new, old or detached list; free list */
 	__u32 hnext;		/* hash chain */
 	__u32 socket_hash;	/* sk_hash when created: detects reuse */
-	__u32 age;		/* empty (or detached) since, ns >> 20 */
+	__u32 age;		/* empty since, ns >> 20: for the collector */
+	__u32 detached;		/* detached since, ns >> 20: for refill_delay */
 	__u8 state;
+	__u8 band;		/* of its latest packet: the lists it goes on */
 };
 
 struct fq_list {
 	__u32 head, tail;
 };
 
+/* sch_fq's bands: each its own round robin, served by WRR of credit. */
+struct fq_band {
+	struct fq_list new_flows, old_flows;
+	__s32 credit;
+	__u32 pad;
+};
+
 /* Per instance, indexed by slot. */
 struct fq_sched {
 	struct bq_pool_state pool;
 	struct bq_tq delayed;		/* throttled flows by throttled_until */
-	struct bq_skbq internal;	/* TC_PRIO_CONTROL */
-	struct fq_list new_flows, old_flows;
+	struct bq_skbq internal;	/* the fast path */
+	struct fq_band bands[FQ_BANDS];
+	__u32 band_nr;			/* the band being served */
+	__u32 band_pkts[FQ_BANDS];	/* queued in each, fast path apart */
+	__u32 gc_checked;		/* age (ns >> 20) of the last GC check */
 	struct fq_list detached;	/* LRU: oldest first */
 	__u32 flow_free;		/* free flow entries, linked by next */
 	__u32 flow_hwm;			/* highest entry ever used */
@@ -145,13 +171,32 @@ BQ_STATE(struct fq_sched);
 BQ_SLOT_MAP(fq_flows, BPF_MAP_TYPE_ARRAY, u32, struct fq_flow, BQ_PER_RING, 0);
 BQ_SLOT_MAP(fq_buckets, BPF_MAP_TYPE_ARRAY, u32, __u32, BQ_PER_RING, 0);
 
-/* Per-packet flags in qdisc_skb_cb(skb)->data. */
+/* Per-packet flags in qdisc_skb_cb(skb)->data[0], its band in data[1]. */
 #define FQ_CB_ORPHAN	1	/* no usable socket: no sk_pacing_rate */
 #define FQ_CB_SKRATE	2	/* nobody paces this socket: we do, by its rate */
 
 static __always_inline u8 *fq_cb_flags(struct sk_buff *skb)
 {
 	return &((struct qdisc_skb_cb *)skb->cb)->data[0];
+}
+
+static __always_inline u8 *fq_cb_band(struct sk_buff *skb)
+{
+	return &((struct qdisc_skb_cb *)skb->cb)->data[1];
+}
+
+/* Band b of the state, any b: the verifier wants the index bounded. */
+static __always_inline struct fq_band *fq_band(struct fq_sched *st, u32 b)
+{
+	return &st->bands[b < FQ_BANDS ? b : FQ_BANDS - 1];
+}
+
+/* sch_fq's prio2band: one digit (nibble) per priority. */
+static __always_inline u32 fq_prio2band(const struct bq_params *p, u32 prio)
+{
+	u32 b = (p->v[P_PRIOMAP] >> (4 * (prio & TC_PRIO_MAX))) & 0xf;
+
+	return b < FQ_BANDS ? b : FQ_BANDS - 1;
 }
 
 static __always_inline struct fq_flow *fq_flow(const struct bq_instance *q, u32 idx)
@@ -263,7 +308,7 @@ static __always_inline bool fq_flow_free(const struct bq_instance *q, struct fq_
 /*
  * The idle flow to free next if it is older than min_age (ns >> 20 units),
  * and where it is (*l, *idx): the least recently detached, else an empty
- * flow at the head of old_flows. sch_fq collects detached flows only; but
+ * flow at the head of a band's old_flows. sch_fq collects detached flows only; but
  * while new flows keep arriving to an almost empty queue, old_flows is
  * never visited, and the flows served once pile up there, empty and never
  * detached (sch_fq's inactive flows). With a bounded table they must be
@@ -274,18 +319,21 @@ static __always_inline struct fq_flow *fq_idle_flow(const struct bq_instance *q,
 						    struct fq_list **l, u32 *idx)
 {
 	struct fq_flow *f;
+	u32 b;
 
 	*l = &st->detached;
 	*idx = (*l)->head;
 	f = *idx ? fq_flow(q, *idx) : NULL;
 	if (f && age - f->age >= min_age)
 		return f;
-	*l = &st->old_flows;
-	*idx = (*l)->head;
-	f = *idx ? fq_flow(q, *idx) : NULL;
-	if (!f || f->q.len || age - f->age < min_age)
-		return NULL;
-	return f;
+	bpf_for(b, 0, FQ_BANDS) {
+		*l = &fq_band(st, b)->old_flows;
+		*idx = (*l)->head;
+		f = *idx ? fq_flow(q, *idx) : NULL;
+		if (f && !f->q.len && age - f->age >= min_age)
+			return f;
+	}
+	return NULL;
 }
 
 /* Free the idle flow fq_idle_flow() finds; false if there is none. */
@@ -384,7 +432,7 @@ static __noinline u32 fq_classify(struct bq_instance *q, struct fq_sched *st,
 	f->next = f->prev = 0;
 	f->hnext = h;
 	f->socket_hash = 0;
-	f->age = fq_age_now(now);
+	f->age = f->detached = fq_age_now(now);
 	f->state = F_IDLE;
 	*b = idx;
 	q->cnt.x[X_FLOWS]++;
@@ -395,16 +443,52 @@ static __noinline u32 fq_classify(struct bq_instance *q, struct fq_sched *st,
 /* --- enqueue ------------------------------------------------------------- */
 
 /*
- * Does the qdisc pace this socket's packets by rate? TCP sockets nobody
- * else paces (FQ_CB_SKRATE), and others with SO_MAX_PACING_RATE.
+ * sch_fq's fast path (since 6.8): a packet due now, to a qdisc with
+ * nothing else ready to go, skips the flow table. Not under maxrate, nor
+ * for a non-TCP socket with SO_MAX_PACING_RATE: their flow's clock must
+ * see every packet. A TCP socket we pace ourselves (FQ_CB_SKRATE) takes
+ * it too, as under sch_fq, but not while any flow is throttled: its own
+ * flow may be, and the packet would pass the ones queued there. What it
+ * costs: a packet on the fast path is not paced, so a flow that drains
+ * the qdisc may send a burst of up to 8 before its clock holds it again.
  */
-static __always_inline bool fq_we_pace(struct sock *sk, bool orphan, u8 cb)
+static __always_inline bool fq_fastpath_ok(const struct bq_instance *q,
+					   const struct fq_sched *st, const struct bq_params *p,
+					   const struct Qdisc *sch, struct sock *sk,
+					   bool orphan, u8 cb, u64 time, u64 now)
 {
-	if (!sk || orphan)
+	if (time > now || p->v[P_MAXRATE])
 		return false;
-	if (sk->sk_protocol == IPPROTO_TCP)
-		return cb & FQ_CB_SKRATE;
-	return sk->sk_max_pacing_rate != ~0UL;
+	if (sk && !orphan && sk->sk_protocol != IPPROTO_TCP &&
+	    sk->sk_max_pacing_rate != ~0UL)
+		return false;
+	if (!sch->q.qlen)
+		return true;
+	if (cb & FQ_CB_SKRATE && q->cnt.x[X_THROTTLED])
+		return false;
+	return q->cnt.x[X_FLOWS] == q->cnt.x[X_INACTIVE] + q->cnt.x[X_THROTTLED] &&
+	       st->internal.len < 8 && st->time_next_delayed_flow > now;
+}
+
+/*
+ * sch_fq's quanta by default: 2 and 10 times psched_mtu() of the device
+ * (MTU plus link header: 3028 and 15140 on Ethernet). BPF's init cannot
+ * reach the parameters and the device together, so the first packet
+ * works them out; parameters given by the user stay.
+ */
+static __noinline void fq_auto_quanta(struct Qdisc *sch, struct bq_params *p)
+{
+	struct net_device *dev = BPF_CORE_READ(sch, dev_queue, dev);
+	u64 mtu = BPF_CORE_READ(dev, mtu) + BPF_CORE_READ(dev, hard_header_len);
+
+	if (!mtu)
+		mtu = 1;
+	if (mtu > 1 << 20)
+		mtu = 1 << 20;
+	if (p->v[P_QUANTUM] == BQ_AUTO)
+		p->v[P_QUANTUM] = 2 * mtu < 256 ? 256 : 2 * mtu > 1 << 20 ? 1 << 20 : 2 * mtu;
+	if (p->v[P_INITIAL_QUANTUM] == BQ_AUTO)
+		p->v[P_INITIAL_QUANTUM] = 10 * mtu > 1 << 20 ? 1 << 20 : 10 * mtu;
 }
 
 SEC("struct_ops")
@@ -416,16 +500,23 @@ int BPF_PROG(fq_enqueue, struct sk_buff *skb, struct Qdisc *sch,
 	struct fq_sched *st = bq_enter(sch, &q, &p);
 	struct sock *sk = skb->sk;
 	u64 now, time, key, tstamp;
-	bool orphan = false, by_hash = false;
+	bool orphan = false, by_hash = false, was_empty;
 	struct fq_list *idle_list;
 	struct fq_flow *f;
-	u32 idx, sk_hash = 0;
+	u32 idx, sk_hash = 0, band, age;
 	u8 state, cb;
+	int ret;
 
 	if (!st)
 		return bq_drop(sch, q, skb, to_free, BQ_DROP_NO_INSTANCE);
-	if (sch->q.qlen >= p->v[P_LIMIT])
+	/* As sch_fq: limit is per band, fast path included, not in all. */
+	band = fq_prio2band(p, skb->priority);
+	if (st->band_pkts[band] >= p->v[P_LIMIT]) {
+		q->cnt.x[X_BAND_DROPS]++;
 		return bq_drop(sch, q, skb, to_free, BQ_DROP_OVERLIMIT);
+	}
+	if (p->v[P_QUANTUM] == BQ_AUTO || p->v[P_INITIAL_QUANTUM] == BQ_AUTO)
+		fq_auto_quanta(sch, (struct bq_params *)p);
 
 	now = bpf_ktime_get_ns();
 	tstamp = skb->tstamp;
@@ -439,12 +530,6 @@ int BPF_PROG(fq_enqueue, struct sk_buff *skb, struct Qdisc *sch,
 			skb->tstamp = now + p->v[P_HORIZON];
 		}
 		time = skb->tstamp;
-	}
-
-	if ((skb->priority & TC_PRIO_MAX) == TC_PRIO_CONTROL) {
-		*fq_cb_flags(skb) = 0;
-		q->cnt.x[X_HIGHPRIO]++;
-		return bq_skbq_push(sch, q, &st->pool, &st->internal, skb, time, 0, to_free);
 	}
 
 	/*
@@ -464,23 +549,14 @@ int BPF_PROG(fq_enqueue, struct sk_buff *skb, struct Qdisc *sch,
 	 * through EDT timestamps. We cannot write it: a socket nobody asked
 	 * to pace (SK_PACING_NONE: cubic without SO_MAX_PACING_RATE) sends
 	 * unpaced timestamps, so we pace it by sk_pacing_rate ourselves,
-	 * as sch_fq did before EDT.
+	 * as sch_fq did before EDT; with pacing off nobody does.
 	 */
 	cb = orphan ? FQ_CB_ORPHAN : 0;
-	if (!orphan && sk && sk->sk_pacing_status == SK_PACING_NONE)
+	if (!orphan && sk && p->v[P_PACING] && sk->sk_pacing_status == SK_PACING_NONE)
 		cb |= FQ_CB_SKRATE;
 	*fq_cb_flags(skb) = cb;
 
-	/*
-	 * Fast path (sch_fq since 6.8): a packet due now, to a qdisc with
-	 * nothing else ready to go, skips the flow table. Not for packets we
-	 * pace ourselves (maxrate, sk_pacing_rate): their flow's clock must
-	 * see them.
-	 */
-	if (time <= now && !p->v[P_MAXRATE] && !fq_we_pace(sk, orphan, cb) &&
-	    (!sch->q.qlen ||
-	     (q->cnt.x[X_FLOWS] == q->cnt.x[X_INACTIVE] + q->cnt.x[X_THROTTLED] &&
-	      st->internal.len < 8 && st->time_next_delayed_flow > now))) {
+	if (fq_fastpath_ok(q, st, p, sch, sk, orphan, cb, time, now)) {
 		q->cnt.x[X_FASTPATH]++;
 		return bq_skbq_push(sch, q, &st->pool, &st->internal, skb, time, 0, to_free);
 	}
@@ -491,9 +567,17 @@ int BPF_PROG(fq_enqueue, struct sk_buff *skb, struct Qdisc *sch,
 		key = fq_sk_key(st, sk);
 		sk_hash = sk->__sk_common.skc_hash;
 	}
-	/* Usually no flow is old enough: then no loop, no call. */
-	if (fq_idle_flow(q, st, fq_age_now(now), FQ_GC_MIN_AGE, &idle_list, &idx))
-		fq_gc(q, st, fq_age_now(now));
+	/*
+	 * Usually no flow is old enough: then no loop, no call, and no look
+	 * again until the clock (in ~1 ms units) moves on.
+	 */
+	age = fq_age_now(now);
+	if (st->gc_checked != age) {
+		if (fq_idle_flow(q, st, age, FQ_GC_MIN_AGE, &idle_list, &idx))
+			fq_gc(q, st, age);
+		else
+			st->gc_checked = age;
+	}
 	idx = fq_classify(q, st, p, key, now);
 	f = idx ? fq_flow(q, idx) : NULL;
 	if (!f)
@@ -502,6 +586,7 @@ int BPF_PROG(fq_enqueue, struct sk_buff *skb, struct Qdisc *sch,
 		return bq_drop(sch, q, skb, to_free, BQ_DROP_FLOW_LIMIT);
 
 	state = f->state;
+	f->band = band;
 	if (!(key & 1) && f->socket_hash != sk_hash) {
 		/* A new socket at an old socket's address: start afresh. */
 		f->credit = p->v[P_INITIAL_QUANTUM];
@@ -510,16 +595,16 @@ int BPF_PROG(fq_enqueue, struct sk_buff *skb, struct Qdisc *sch,
 		if (state == F_THROTTLED) {	/* its heap entry goes stale */
 			q->cnt.x[X_THROTTLED]--;
 			f->state = F_OLD;
-			fq_list_add_tail(q, &st->old_flows, f, idx);
+			fq_list_add_tail(q, &fq_band(st, band)->old_flows, f, idx);
 		}
 	}
 	if (state == F_DETACHED || state == F_IDLE) {
 		if (state == F_DETACHED)
 			fq_list_del(q, &st->detached, f, idx);
-		fq_list_add_tail(q, &st->new_flows, f, idx);
+		fq_list_add_tail(q, &fq_band(st, band)->new_flows, f, idx);
 		f->state = F_NEW;
 		/* sch_fq compares as u32: a flow in debt stays in debt. */
-		if (fq_age_now(now) - f->age > (u32)(p->v[P_REFILL_DELAY] >> 20) &&
+		if (age - f->detached > (u32)(p->v[P_REFILL_DELAY] >> 20) &&
 		    (u32)f->credit < (u32)p->v[P_QUANTUM])
 			f->credit = p->v[P_QUANTUM];
 	}
@@ -537,9 +622,15 @@ int BPF_PROG(fq_enqueue, struct sk_buff *skb, struct Qdisc *sch,
 				st->time_next_delayed_flow = until;
 		}
 	}
-	if (!f->q.len)
+	was_empty = !f->q.len;
+	*fq_cb_band(skb) = band;
+	ret = bq_skbq_push(sch, q, &st->pool, &f->q, skb, time, 0, to_free);
+	if (ret != NET_XMIT_SUCCESS)	/* a full pool dropped it */
+		return ret;
+	st->band_pkts[band]++;
+	if (was_empty)
 		q->cnt.x[X_INACTIVE]--;
-	return bq_skbq_push(sch, q, &st->pool, &f->q, skb, time, 0, to_free);
+	return ret;
 }
 
 /* --- dequeue ------------------------------------------------------------- */
@@ -571,22 +662,28 @@ static __noinline void fq_unthrottle(struct bq_instance *q, struct fq_sched *st,
 			continue;
 		q->cnt.x[X_THROTTLED]--;
 		f->state = F_OLD;
-		fq_list_add_tail(q, &st->old_flows, f, val);
+		fq_list_add_tail(q, &fq_band(st, f->band)->old_flows, f, val);
 	}
 }
 
 #define FQ_AGAIN	(~0U)
 
+/* What a pick found besides the flow. */
+struct fq_times {
+	u64 due;	/* the flow's head packet's departure time */
+	u64 when;	/* none ready, and a flow could not be throttled: retry then */
+};
+
 /*
  * The credit a flow in debt gets as it goes to the back of old_flows: one
- * quantum, or, when it is the only flow in the round robin, the quanta it
- * would collect coming round to itself again and again until it may send
- * (a 64 KB GSO packet is 21 rounds of the default quantum).
+ * quantum, or, when it is the only flow in its band's round robin, the
+ * quanta it would collect coming round to itself again and again until it
+ * may send (a 64 KB GSO packet is 21 rounds of the default quantum).
  */
-static __always_inline s32 fq_refill(const struct fq_sched *st, const struct fq_list *head,
+static __always_inline s32 fq_refill(const struct fq_band *b, const struct fq_list *head,
 				     const struct fq_flow *f, u32 quantum)
 {
-	const struct fq_list *other = head == &st->new_flows ? &st->old_flows : &st->new_flows;
+	const struct fq_list *other = head == &b->new_flows ? &b->old_flows : &b->new_flows;
 	u32 rounds;
 
 	if (head->head != head->tail || other->head || !quantum)
@@ -596,44 +693,69 @@ static __always_inline s32 fq_refill(const struct fq_sched *st, const struct fq_
 }
 
 /*
- * One step of the round robin: the flow at the head of new_flows, else of
- * old_flows, if it may send now; else it moves on (spent its credit, not
- * due: throttled, or empty) and FQ_AGAIN. 0: none is ready; *when set
- * when a flow could not be throttled (heap full): retry then.
+ * The band being served has no credit or no flow: on to the next, which
+ * gets its weight in credit (sch_fq's WRR, credit capped at one weight).
+ * After FQ_BANDS bands in a row with credit and no flow, none is ready: 0.
+ */
+static __always_inline u32 fq_next_band(struct fq_sched *st, const struct bq_params *p,
+					u32 *retry)
+{
+	struct fq_band *b;
+	s32 w;
+
+	if (++*retry > FQ_BANDS)
+		return 0;
+	st->band_nr = st->band_nr + 1 < FQ_BANDS ? st->band_nr + 1 : 0;
+	b = fq_band(st, st->band_nr);
+	w = p->v[P_WEIGHT0 + (st->band_nr < FQ_BANDS ? st->band_nr : 0)];
+	b->credit = b->credit + w < w ? b->credit + w : w;
+	if (b->credit <= 0)
+		*retry = 0;
+	return FQ_AGAIN;
+}
+
+/*
+ * One step of the round robin of the band being served: the flow at the
+ * head of its new_flows, else of its old_flows, if it may send now; else
+ * it moves on (spent its credit, not due: throttled, or empty), or the
+ * band does, and FQ_AGAIN. 0: none is ready; out->when set when a flow
+ * could not be throttled (heap full): retry then.
  */
 static __always_inline u32 fq_pick_step(struct bq_instance *q, struct fq_sched *st,
-					const struct bq_params *p, u64 now, u64 *when)
+					const struct bq_params *p, u64 now,
+					struct fq_times *out, u32 *retry)
 {
+	struct fq_band *b = fq_band(st, st->band_nr);
 	struct fq_list *head;
 	struct fq_flow *f;
 	bool is_new;
 	u64 t, tnp;
 	u32 idx;
 
-	is_new = st->new_flows.head;
-	if (is_new)
-		head = &st->new_flows;
-	else if (st->old_flows.head)
-		head = &st->old_flows;
-	else
-		return 0;
+	is_new = b->new_flows.head;
+	if (b->credit <= 0 || (!is_new && !b->old_flows.head))
+		return fq_next_band(st, p, retry);
+	head = is_new ? &b->new_flows : &b->old_flows;
+	*retry = 0;
 	idx = head->head;
 	f = fq_flow(q, idx);
 	if (!f)
 		return 0;
 	if (f->credit <= 0) {
-		f->credit += fq_refill(st, head, f, p->v[P_QUANTUM]);
+		f->credit += fq_refill(b, head, f, p->v[P_QUANTUM]);
 		fq_list_del(q, head, f, idx);
-		fq_list_add_tail(q, &st->old_flows, f, idx);
+		fq_list_add_tail(q, &fq_band(st, f->band)->old_flows, f, idx);
 		f->state = F_OLD;
 		return FQ_AGAIN;
 	}
 	if (bq_skbq_head_time(q, &f->q, &t)) {
 		tnp = t > f->time_next_packet ? t : f->time_next_packet;
-		if (now >= tnp)
+		if (now >= tnp) {
+			out->due = tnp;
 			return idx;
+		}
 		if (bq_tq_push(q, &st->delayed, tnp, idx)) {
-			*when = tnp;	/* heap full: come back then */
+			out->when = tnp;	/* heap full: come back then */
 			return 0;
 		}
 		fq_list_del(q, head, f, idx);
@@ -648,51 +770,58 @@ static __always_inline u32 fq_pick_step(struct bq_instance *q, struct fq_sched *
 	fq_list_del(q, head, f, idx);
 	if (is_new) {
 		/* One pass through old_flows, against starvation. */
-		fq_list_add_tail(q, &st->old_flows, f, idx);
+		fq_list_add_tail(q, &fq_band(st, f->band)->old_flows, f, idx);
 		f->state = F_OLD;
 	} else {
 		/*
 		 * age stays when it emptied: sch_fq restarts it here,
 		 * so one pass through old_flows would make every idle
-		 * flow young again for the collector.
+		 * flow young again for the collector. refill_delay
+		 * counts from here, as sch_fq's.
 		 */
 		f->state = F_DETACHED;
+		f->detached = fq_age_now(now);
 		fq_list_add_tail(q, &st->detached, f, idx);
 	}
 	return FQ_AGAIN;
 }
 
-/* Round robin: the flow to send from now; 0: none is ready. */
+/*
+ * Round robin: the flow to send from now; 0: none is ready; FQ_AGAIN: the
+ * bounded search gave up before finding one (thousands of flows that
+ * must each come round many times for credit), call again.
+ */
 static __noinline u32 fq_pick(struct bq_instance *q, struct fq_sched *st,
-			      const struct bq_params *p, u64 now, u64 *when)
+			      const struct bq_params *p, u64 now, struct fq_times *out)
 {
-	u32 idx, i;
+	u32 idx, i, retry = 0;
 
 	/* Usually the first flow may send, or, alone, may after its refill. */
-	idx = fq_pick_step(q, st, p, now, when);
+	idx = fq_pick_step(q, st, p, now, out, &retry);
 	if (idx == FQ_AGAIN)
-		idx = fq_pick_step(q, st, p, now, when);
+		idx = fq_pick_step(q, st, p, now, out, &retry);
 	if (idx != FQ_AGAIN)
 		return idx;
 	bpf_for(i, 0, 4 * bq_ring_slots) {
-		idx = fq_pick_step(q, st, p, now, when);
+		idx = fq_pick_step(q, st, p, now, out, &retry);
 		if (idx != FQ_AGAIN)
 			return idx;
 	}
-	return 0;
+	return FQ_AGAIN;
 }
 
 SEC("struct_ops")
 struct sk_buff *BPF_PROG(fq_dequeue, struct Qdisc *sch)
 {
-	u64 now, when = 0, rate, len, tnp, t = 0;
+	struct fq_times times = {};
+	u64 now, rate, len;
 	const struct bq_params *p;
 	struct bq_instance *q;
 	struct fq_sched *st;
 	struct sk_buff *skb;
 	struct sock *sk;
 	struct fq_flow *f;
-	u32 idx, plen;
+	u32 idx, plen, band;
 	u8 cb;
 
 	/* The kernel dequeues until it gets nothing: half the calls. */
@@ -709,31 +838,37 @@ struct sk_buff *BPF_PROG(fq_dequeue, struct Qdisc *sch)
 	now = bpf_ktime_get_ns();
 	if (st->time_next_delayed_flow <= now)
 		fq_unthrottle(q, st, now);
-	idx = fq_pick(q, st, p, now, &when);
+	idx = fq_pick(q, st, p, now, &times);
+	if (idx == FQ_AGAIN) {
+		/* sch_fq's search has no bound: ours resumes at once. */
+		bpf_qdisc_watchdog_schedule(sch, now, 0);
+		return NULL;
+	}
 	f = idx ? fq_flow(q, idx) : NULL;
 	if (!f) {
-		if (when && when < st->time_next_delayed_flow)
-			st->time_next_delayed_flow = when;
+		if (times.when && times.when < st->time_next_delayed_flow)
+			st->time_next_delayed_flow = times.when;
 		if (st->time_next_delayed_flow != FQ_NONE)
 			bpf_qdisc_watchdog_schedule(sch, st->time_next_delayed_flow,
 						    p->v[P_TIMER_SLACK]);
 		return NULL;
 	}
-	bq_skbq_head_time(q, &f->q, &t);
-	tnp = t > f->time_next_packet ? t : f->time_next_packet;
 	skb = bq_skbq_pop(q, &st->pool, &f->q);
 	if (!skb)
 		return NULL;
+	band = *fq_cb_band(skb);
+	st->band_pkts[band < FQ_BANDS ? band : 0]--;
 	if (!f->q.len) {
 		q->cnt.x[X_INACTIVE]++;
 		f->age = fq_age_now(now);	/* idle since */
 	}
 	/* The packet sch_fq would mark CE: we can only count it. */
-	if (p->v[P_CE_THRESHOLD] && (s64)(now - tnp - p->v[P_CE_THRESHOLD]) > 0)
+	if (p->v[P_CE_THRESHOLD] && (s64)(now - times.due - p->v[P_CE_THRESHOLD]) > 0)
 		q->cnt.marks++;
 
 	plen = bq_pkt_len(skb);
 	f->credit -= plen;
+	fq_band(st, st->band_nr)->credit -= plen;
 	if (!p->v[P_PACING])
 		return bq_dequeued(sch, q, skb);
 

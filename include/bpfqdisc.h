@@ -25,7 +25,7 @@
 #ifndef BPFQDISC_H
 #define BPFQDISC_H
 
-#define BQ_MAX_PARAMS		16
+#define BQ_MAX_PARAMS		20	/* fq: 14, its priomap and 3 band weights */
 #define BQ_MAX_XSTATS		8
 #define BQ_KIND_LEN		16	/* Qdisc_ops.id, with its NUL */
 
@@ -61,6 +61,9 @@ enum bq_unit {
 	BQ_UNIT_TIME,		/* nanoseconds; 10ms, 3s, 500us */
 	BQ_UNIT_RATE,		/* bytes per second; 200mbit, 1gbit, 10mbps */
 	BQ_UNIT_BOOL,		/* on|off */
+	BQ_UNIT_PRIOMAP,	/* a band per priority 0..15, 16 digits: 1222120011111111;
+				 * kept one per nibble, priority 0 lowest; each digit
+				 * at most max's nibble */
 };
 
 /*
@@ -68,6 +71,14 @@ enum bq_unit {
  * table lands in section .rodata.bq_params, which the loader reads from the
  * object. The index of an entry is its index in bq_params.v[].
  */
+/*
+ * A default of BQ_AUTO: the qdisc works the value out for each instance
+ * (fq's quantum from its device's MTU) and writes it into the instance's
+ * parameters; shown as "auto" until then. Outside every range: nobody
+ * can give it.
+ */
+#define BQ_AUTO			(~0ULL)
+
 struct bq_param_desc {
 	char name[24];
 	__u32 unit;		/* enum bq_unit */

@@ -63,6 +63,7 @@ const char *bq_unit_name(enum bq_unit unit)
 	static const char *names[] = {
 		[BQ_UNIT_COUNT] = "count", [BQ_UNIT_BYTES] = "bytes",
 		[BQ_UNIT_TIME] = "time", [BQ_UNIT_RATE] = "rate", [BQ_UNIT_BOOL] = "on|off",
+		[BQ_UNIT_PRIOMAP] = "priomap",
 	};
 	return unit < sizeof(names) / sizeof(names[0]) ? names[unit] : "?";
 }
@@ -79,6 +80,40 @@ static int parse_bool(const char *text, __u64 *out, const char **why)
 	return -EINVAL;
 }
 
+/* 16 digits, the band of priority 0 first (tc's order), one per nibble. */
+static int parse_priomap(const char *text, __u64 *out, const char **why)
+{
+	__u64 v = 0;
+
+	if (strlen(text) != 16 || strspn(text, "0123456789") != 16) {
+		*why = "expected 16 digits, the band of each priority 0..15";
+		return -EINVAL;
+	}
+	for (int i = 0; i < 16; i++)
+		v |= (__u64)(text[i] - '0') << (4 * i);
+	*out = v;
+	return 0;
+}
+
+static void format_priomap(__u64 v, char *buf, size_t len)
+{
+	char d[17];
+
+	for (int i = 0; i < 16; i++)
+		d[i] = '0' + ((v >> (4 * i)) & 0xf) % 10;
+	d[16] = 0;
+	snprintf(buf, len, "%s", d);
+}
+
+/* Each priority's band at most max's: what a range means for a map. */
+static bool priomap_within(__u64 v, __u64 max)
+{
+	for (int i = 0; i < 16; i++)
+		if (((v >> (4 * i)) & 0xf) > ((max >> (4 * i)) & 0xf))
+			return false;
+	return true;
+}
+
 int bq_parse_value(enum bq_unit unit, const char *text, __u64 *out, const char **why)
 {
 	const struct suffix *s;
@@ -87,6 +122,8 @@ int bq_parse_value(enum bq_unit unit, const char *text, __u64 *out, const char *
 
 	if (unit == BQ_UNIT_BOOL)
 		return parse_bool(text, out, why);
+	if (unit == BQ_UNIT_PRIOMAP)
+		return parse_priomap(text, out, why);
 	/* strtold would take "inf", "nan", hex and leading blanks: refuse them. */
 	if (!isdigit((unsigned char)text[0]) && !(text[0] == '.' && isdigit((unsigned char)text[1]))) {
 		*why = text[0] == '-' ? "must not be negative" : "not a number";
@@ -151,6 +188,10 @@ const char *bq_format_value(enum bq_unit unit, __u64 v, char *buf, size_t len)
 		times[] = { { 1000000000, "s" }, { 1000000, "ms" }, { 1000, "us" }, { 1, "ns" } };
 	size_t i;
 
+	if (v == BQ_AUTO) {
+		snprintf(buf, len, "auto");
+		return buf;
+	}
 	switch (unit) {
 	case BQ_UNIT_RATE:
 		format_rate(v, buf, len);
@@ -165,6 +206,9 @@ const char *bq_format_value(enum bq_unit unit, __u64 v, char *buf, size_t len)
 		break;
 	case BQ_UNIT_BOOL:
 		snprintf(buf, len, "%s", v ? "on" : "off");
+		break;
+	case BQ_UNIT_PRIOMAP:
+		format_priomap(v, buf, len);
 		break;
 	default:
 		snprintf(buf, len, "%llu", (unsigned long long)v);
@@ -201,7 +245,8 @@ int bq_params_apply(struct bq_param_set *set, int argc, char **argv)
 			bq_err("bad value '%s' for %s: %s", argv[i + 1], argv[i], why);
 			return BQ_EXIT_USAGE;
 		}
-		if (v < d->min || v > d->max) {
+		if (d->unit == BQ_UNIT_PRIOMAP ? !priomap_within(v, d->max) :
+		    v < d->min || v > d->max) {
 			bq_err("%s %s is out of range [%s, %s]", argv[i], argv[i + 1],
 			       bq_format_value(d->unit, d->min, lo, sizeof(lo)),
 			       bq_format_value(d->unit, d->max, hi, sizeof(hi)));

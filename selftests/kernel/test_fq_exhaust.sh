@@ -18,8 +18,11 @@ ip netns exec a ping -q -c 1 -W 2 $B >/dev/null || fail "no ping"
 base=$(tc_stat a va packets)
 
 sent=$(ip netns exec a "$FQSEND" -f 64 -c -n 640 -t 4000000000 $B 9)
+# bpf_fq's count first: a packet of the kernel's own (neighbour discovery,
+# TC_PRIO_CONTROL: band 0, through a flow like any other) may be dropped
+# for want of a flow between the two reads.
+nomem=$(bstat a va drops.nomem) flows=$(bstat a va flows)
 qlen=$(tc_stat a va qlen) drops=$(tc_stat a va drops)
-flows=$(bstat a va flows) nomem=$(bstat a va drops.nomem)
 note "64 flows held 4 s, flows_max 16: fqsend '$sent', flows $flows, queued $qlen, nomem drops $nomem"
 [ "$flows" -le 16 ] || fail "$flows flows, flows_max 16"
 [ "$qlen" -ge 150 ] || fail "only $qlen packets queued: the table's 16 flows should hold 160"

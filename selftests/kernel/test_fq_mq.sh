@@ -3,7 +3,9 @@
 . "$(dirname "$0")/lib.sh"
 . "$TOP/selftests/progs/fq_lib.sh"
 
-load_fq
+# maxrate keeps TCP off the fast path (which takes every packet of a flow
+# the qdisc never has to queue): each child's flows are then counted.
+load_fq maxrate 10gbit
 veth_pair 4
 mq_of bpf_fq
 iperf_server b

@@ -12,7 +12,9 @@
 #       NAME_enqueue and NAME_dequeue
 #   tools/vmtest -- selftests/progs/fq_ab.sh run [NAME...]     (in the VM)
 #       one line per kind, test and round:
-#       KIND TEST ROUND VALUE [enq NS deq NS dpe DEQUEUES_PER_ENQUEUE]
+#       KIND TEST ROUND VALUE nspp NS [enq NS deq NS dpe DEQUEUES_PER_ENQUEUE]
+#       (nspp: CPU ns, not idle, per packet va's qdisc sent; on the
+#       virtual clock, --icount, guest instructions per packet)
 #
 # Env for run: ROUNDS (5), SECS (2), KINDS (fq bpf_fq; the variants are
 # added), FQ_PARAMS (bpfqdisc load fq's defaults, which the variants get
@@ -84,12 +86,21 @@ rtt() {
 	rm -f "$f"
 }
 
-# measure KIND TEST ROUND: one figure, and with bpf_stats on KIND's ns/op.
+# busy_ns: CPU time not idle since boot, all CPUs (/proc/stat, in USER_HZ
+# ticks of 10 ms). On the virtual clock that is instructions: the whole
+# path's cost, kernel and qdisc, whichever qdisc it is.
+busy_ns() { awk '/^cpu / { print ($2 + $3 + $4 + $7 + $8) * 10000000; exit }' /proc/stat; }
+
+# measure KIND TEST ROUND: one figure, the busy ns per packet va's root
+# qdisc sent (tc's count: GSO segments) meanwhile, and with bpf_stats on
+# KIND's ns/op.
 measure() {
 	p=
 	case $1 in bpf_*) [ "$STATS" = 1 ] && p=${1#bpf_} ;; esac
 	[ -n "$p" ] && e0=$(prog_cost "${p}_enqueue") d0=$(prog_cost "${p}_dequeue")
+	n0=$(tc_stat a va packets) b0=$(busy_ns)
 	v=$($2)
+	v="$v nspp $(echo "$b0 $(busy_ns) $n0 $(tc_stat a va packets)" | awk '$4 > $3 { printf "%.0f", ($2 - $1) / ($4 - $3) }')"
 	if [ -n "$p" ]; then
 		echo "$1 $2 $3 $v enq $(cost_since "${p}_enqueue" "$e0") deq $(cost_since "${p}_dequeue" "$d0")" \
 			"dpe $(deq_per_enq "$p" "$e0" "$d0")"

@@ -17,6 +17,8 @@
  *             (CLOCK_MONOTONIC, the clock fq uses); the departure time is
  *             also written in the first 8 bytes of the payload
  *   -T NS     with -t: datagram i departs NS * i later (negative: earlier)
+ *   -a        with -t: count NS from the start of the run, not from each
+ *             send: every datagram is due at the same time (with -T 0)
  *   -R BPS    SO_MAX_PACING_RATE, bytes per second
  *   -P PRIO   SO_PRIORITY (7 is TC_PRIO_CONTROL)
  *   -i US     pause US microseconds between datagrams
@@ -65,6 +67,7 @@ static uint64_t mono_ns(void)
 
 struct opts {
 	long n, secs, size, socks, txtime, txstep, prio, gap_us, warmup, ports;
+	uint64_t txbase;	/* -a: the start of the run; else 0: each send */
 	long sndbuf[2];
 	unsigned long rate;
 	int connect, churn, listen, edt;
@@ -122,7 +125,7 @@ static int send_one(int fd, const struct opts *o, char *buf, long i)
 	}
 	if (o->txtime >= 0) {
 		struct cmsghdr *cm;
-		uint64_t t = mono_ns() + o->txtime + o->txstep * i;
+		uint64_t t = (o->txbase ?: mono_ns()) + o->txtime + o->txstep * i;
 
 		if (o->size >= 2 * (long)sizeof(t)) {
 			uint64_t seq = i;
@@ -241,7 +244,7 @@ int main(int argc, char **argv)
 	uint64_t end = 0;
 	int c, *fds;
 
-	while ((c = getopt(argc, argv, "n:d:s:f:cCt:T:R:P:i:b:lw:ep:")) != -1) {
+	while ((c = getopt(argc, argv, "n:d:s:f:cCt:T:aR:P:i:b:lw:ep:")) != -1) {
 		switch (c) {
 		case 'n': o.n = atol(optarg); break;
 		case 'd': o.secs = atol(optarg); o.n = -1; break;
@@ -266,6 +269,7 @@ int main(int argc, char **argv)
 		case 'e': o.edt = 1; break;
 		case 'p': o.ports = atol(optarg); break;
 		case 'T': o.txstep = atol(optarg); break;
+		case 'a': o.txbase = mono_ns(); break;
 		default: goto usage;
 		}
 	}
@@ -308,7 +312,7 @@ int main(int argc, char **argv)
 	return 0;
 usage:
 	fprintf(stderr, "usage: fqsend [-n N] [-d SECS] [-s SIZE] [-f SOCKS] [-c] [-C] "
-		"[-p PORTS] [-t TXTIME_NS [-T STEP_NS]] [-R RATE_BPS] [-P PRIO] [-i GAP_US] [-b SNDBUF[,SNDBUF2]] "
+		"[-p PORTS] [-t TXTIME_NS [-T STEP_NS] [-a]] [-R RATE_BPS] [-P PRIO] [-i GAP_US] [-b SNDBUF[,SNDBUF2]] "
 		"IPV4ADDR PORT\n       fqsend -l -d SECS [-w WARMUP_SECS] [-e] IPV4ADDR PORT\n");
 	return 2;
 }

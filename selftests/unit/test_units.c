@@ -78,6 +78,14 @@ static void formatting(void)
 	EXPECT(!strcmp(bq_format_value(BQ_UNIT_TIME, 10000000, b, sizeof(b)), "10ms"), "%s", b);
 	EXPECT(!strcmp(bq_format_value(BQ_UNIT_TIME, 1500, b, sizeof(b)), "1500ns"), "%s", b);
 	EXPECT(!strcmp(bq_format_value(BQ_UNIT_BYTES, 3028, b, sizeof(b)), "3028b"), "%s", b);
+	EXPECT(!strcmp(bq_format_value(BQ_UNIT_BYTES, BQ_AUTO, b, sizeof(b)), "auto"), "%s", b);
+	/* sch_default_prio2band, priority 0 first; one nibble each, 0 lowest. */
+	EXPECT(parse_ok(BQ_UNIT_PRIOMAP, "1222120011111111") == 0x1111111100212221ULL, "priomap");
+	EXPECT(!strcmp(bq_format_value(BQ_UNIT_PRIOMAP, 0x1111111100212221ULL, b, sizeof(b)),
+		       "1222120011111111"), "%s", b);
+	parse_bad(BQ_UNIT_PRIOMAP, "122212001111111");
+	parse_bad(BQ_UNIT_PRIOMAP, "1222120011111111 ");
+	parse_bad(BQ_UNIT_PRIOMAP, "12221200111111x1");
 }
 
 /* Text that parses to v prints as text that parses back to v. */

@@ -1,0 +1,39 @@
+# The inactive gauge when the packet pool is full. With --ring-slots 4096
+# bpf_fq holds 4095 packets, fewer than its limit of 10000: 41 sockets
+# fill the pool with 4100 datagrams held 2 s (SO_TXTIME), then 500 new
+# sockets send one datagram each, which the full pool drops (nomem). A
+# flow whose only packet was dropped still has no packet: inactive must
+# count it. After the held packets left every flow is inactive
+# (inactive = flows); 3 s later one socket sends 100 datagrams, 1 ms
+# apart, and each enqueue collects up to 8 idle flows: then only that
+# socket's flow is left, inactive (a gauge below its true value wraps
+# around when the collector frees what it did not count). maxrate
+# keeps the new flows off the fast path, so that they are classified.
+. "$(dirname "$0")/lib.sh"
+. "$TOP/selftests/kernel/reliability_lib.sh"
+. "$TOP/selftests/progs/fq_lib.sh"
+
+veth_pair
+load_fq --ring-slots 4096
+expect "$BQ" -n a qdisc replace dev va root bpf_fq maxrate 10gbit
+ip netns exec a "$FQSEND" -f 41 -c -n 4100 -t 2000000000 $B 9 >/dev/null
+qlen=$(tc_stat a va qlen)
+[ "$qlen" -ge 4090 ] || fail "only $qlen datagrams held: the pool was not filled"
+nomem0=$(bstat a va drops.nomem)
+ip netns exec a "$FQSEND" -C -n 500 $B 9 >/dev/null
+nomem=$(($(bstat a va drops.nomem) - nomem0))
+[ "$nomem" -ge 450 ] || fail "only $nomem of 500 datagrams to new flows dropped for want of a slot"
+gauges() { echo "flows $(bstat a va flows), inactive $(bstat a va inactive)"; }
+full=$(gauges)
+
+idle() { [ "$(tc_stat a va qlen)" = 0 ]; }
+wait_for 10 idle || fail "the held packets never left: qlen $(tc_stat a va qlen)"
+drained=$(gauges)
+[ "$(bstat a va flows)" = "$(bstat a va inactive)" ] || fail "nothing queued, yet $drained"
+sleep 3.5
+ip netns exec a "$FQSEND" -c -n 100 -i 1000 $B 9 >/dev/null
+wait_for 10 idle || fail "qlen $(tc_stat a va qlen) after the collector's run"
+[ "$(bstat a va flows)" -le 8 ] || fail "idle flows not collected: $(gauges)"
+[ "$(bstat a va flows)" = "$(bstat a va inactive)" ] || fail "collected, nothing queued, yet $(gauges)"
+note "pool full: $full, $nomem nomem drops; drained: $drained; collected: $(gauges)"
+exit 0
