@@ -152,7 +152,8 @@ int bq_parse_value(enum bq_unit unit, const char *text, __u64 *out, const char *
 	/* Long double holds every integer below 2^64 exactly, so a value that
 	 * rounds below 2^64 converts exactly (llroundl stops at 2^63). */
 	num = roundl(num * s->mult);
-	if (num >= 18446744073709551616.0L) {
+	/* 2^64 - 1 is BQ_AUTO, which prints as "auto": nobody may give it. */
+	if (num >= 18446744073709551615.0L) {
 		*why = "too large";
 		return -ERANGE;
 	}

@@ -107,22 +107,24 @@ static void huge_values(void)
 	char b[64];
 
 	EXPECT(parse_ok(BQ_UNIT_RATE, "99999999tbit") == 12499999875000000000ULL, "99999999tbit");
-	EXPECT(parse_ok(BQ_UNIT_BYTES, "18446744073709551615") == ~0ULL, "2^64-1 bytes");
+	EXPECT(parse_ok(BQ_UNIT_BYTES, "18446744073709551614") == ~0ULL - 1, "2^64-2 bytes");
+	parse_bad(BQ_UNIT_BYTES, "18446744073709551615");	/* BQ_AUTO */
 	parse_bad(BQ_UNIT_BYTES, "18446744073709551616");
 	parse_bad(BQ_UNIT_RATE, "147573952589676412928bit");
 	EXPECT(!strcmp(bq_format_value(BQ_UNIT_RATE, 12499999875000000000ULL, b, sizeof(b)),
 		       "99999999Tbit"), "%s", b);
-	EXPECT(!strcmp(bq_format_value(BQ_UNIT_RATE, ~0ULL, b, sizeof(b)),
-		       "18446744073709551615bps"), "%s", b);
+	EXPECT(!strcmp(bq_format_value(BQ_UNIT_RATE, ~0ULL - 1, b, sizeof(b)),
+		       "18446744073709551614bps"), "%s", b);
 	round_trip(BQ_UNIT_RATE, "99999999tbit");
-	round_trip(BQ_UNIT_RATE, "18446744073709551615bps");
+	round_trip(BQ_UNIT_RATE, "18446744073709551614bps");
 	round_trip(BQ_UNIT_RATE, "2305843009213693952bps");
-	round_trip(BQ_UNIT_RATE, "147573952589676412920bit");
+	round_trip(BQ_UNIT_RATE, "147573952589676412912bit");
 	round_trip(BQ_UNIT_RATE, "1bit");
-	round_trip(BQ_UNIT_TIME, "18446744073709551615ns");
+	round_trip(BQ_UNIT_TIME, "18446744073709551614ns");
 	round_trip(BQ_UNIT_TIME, "1.5ns");
 	round_trip(BQ_UNIT_BYTES, "17179869183g");
-	round_trip(BQ_UNIT_COUNT, "18446744073709551615");
+	round_trip(BQ_UNIT_COUNT, "18446744073709551614");
+	EXPECT(!strcmp(bq_format_value(BQ_UNIT_COUNT, BQ_AUTO, b, sizeof(b)), "auto"), "%s", b);
 }
 
 static const struct bq_param_desc table[] = {
