@@ -15,8 +15,9 @@
  * Flows within the cgroup. The clock alone serves packets in the order
  * they came, whoever sent them: an RPC's 10 KB request would wait for every
  * byte of bulk transfer stamped before it, as in htb's FIFO. So a socket
- * none of whose bytes is still queued (per socket, in sk storage: when its
- * last stamped byte leaves) starts a turn: its next HBM_INITIAL_QUANTUM
+ * none of whose packets is still queued (per socket, in sk storage: the
+ * departure time of its last stamped packet, which the qdisc sends whole
+ * then) starts a turn: its next HBM_INITIAL_QUANTUM
  * bytes (10 MTU, as sch_fq's new flows; a request fits) leave before the
  * clock's slot, at the rate from now, behind the other turns (a second
  * clock, turn_clock). The clock is charged for them all the same, so the
@@ -117,7 +118,9 @@ static __always_inline void judge(struct __sk_buff *skb, const struct hbm_pkt *p
 
 /* Per socket: its turn ahead of the cgroup's clock (the top comment). */
 struct hbm_flow {
-	__u64 end;		/* ns: when the last byte it was given leaves */
+	__u64 depart;		/* ns: when its last packet leaves the qdisc */
+	__u64 end;		/* ns: when that packet's last byte is sent at the
+				 * rate: its pace, where its next packet goes */
 	__s64 quantum;		/* bytes it may still send ahead of the clock */
 };
 
@@ -167,13 +170,22 @@ static __always_inline __u64 flow_depart(struct hbm_vqueue *q, struct hbm_flow *
 {
 	__u64 depart = send;
 
-	if (f->end <= now)
-		f->quantum = HBM_INITIAL_QUANTUM;	/* nothing of it queued */
+	/*
+	 * Nothing of it queued: the qdisc sends a whole skb at its departure
+	 * time, so its last one has left once that time is past, even if at
+	 * the rate its bytes would take longer. (Waiting for f->end instead
+	 * kept a request-response flow out of turns for good: its reply came
+	 * one RTT after the request left, before the request's tx time at the
+	 * rate ran out.)
+	 */
+	if (f->depart <= now)
+		f->quantum = HBM_INITIAL_QUANTUM;
 	if (f->quantum > 0) {
 		depart = turn_take(q, f->end > now ? f->end : now, send, tx_ns);
 		if (depart < send)
 			f->quantum -= len;
 	}
+	f->depart = depart;
 	f->end = depart + tx_ns;
 	return depart;
 }
