@@ -69,6 +69,7 @@ struct hbm_pkt {
 	__u32 srtt_us;
 	__u32 in_flight;	/* segments sent and not yet known to have left
 				 * the network, as tcp_packets_in_flight() */
+	__u64 bytes_received;	/* payload bytes the socket has received */
 };
 
 /* The verdict on a packet and the signals that went with it. */
@@ -156,6 +157,7 @@ static __always_inline void hbm_tcp_info(struct __sk_buff *skb, struct hbm_pkt *
 	p->cwnd = tp->snd_cwnd;
 	p->srtt_us = tp->srtt_us >> 3;	/* the kernel keeps srtt << 3 */
 	p->in_flight = tp->packets_out - (tp->sacked_out + tp->lost_out) + tp->retrans_out;
+	p->bytes_received = tp->bytes_received;
 }
 
 /*

@@ -73,7 +73,7 @@ struct hbm_stats {
 	__u64 first_ns;		/* ktime of the first and last packet */
 	__u64 last_ns;
 	__u64 pkts_exempt;	/* loopback packets let through unjudged */
-	__u64 pkts_turn;	/* EDT: sent in a flow's turn, ahead of the clock */
+	__u64 pkts_turn;	/* sent in a flow's turn (EDT: ahead of the clock) */
 };
 
 /*

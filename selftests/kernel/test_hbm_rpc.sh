@@ -1,15 +1,23 @@
 # HBM: a 10 KB RPC flow next to three flows of 1 MB requests
 # (tools/hbm-test -R) keeps its P99 latency well below what it gets from
 # htb at the same rate, in credit mode and in EDT mode (with fq). Credit
-# mode queues nothing; EDT mode lets a flow with nothing queued send its
-# first 10 MTU ahead of the cgroup's clock; htb's FIFO makes each request
-# wait for the bulk bytes queued before it. Two rounds each, interleaved,
+# mode queues nothing and lets a request (a flow's first 10 MTU with nothing
+# in flight after it received data) go deeper before a drop, so the bulk
+# flows take the drops that wait for TCP's timers; EDT mode lets a flow with
+# nothing queued send its first 10 MTU ahead of the cgroup's clock, judged
+# by when they leave; htb's FIFO makes each request wait for the bulk bytes
+# queued before it. Two rounds each, interleaved,
 # in the same boot, with 1 ms of netem delay (at veth's 0.3 ms RTT TCP's
 # minimum window is above 50 Mbit/s, and credit mode holds the rate only by
 # drops that stall TCP for 200 ms, docs/hbm.md). Passes when each mode's
-# mean P99 is under 3/4 of htb's. htb's P99 is the depth of the queue the
-# bulk flows build. Measured once, on the virtual clock (docs/testing.md):
-# a miss fails.
+# mean P99 is under 1/2 of htb's. htb's P99 is the depth of the queue the
+# bulk flows build. On vmtest --icount --smp 1, 8 rounds in 3 boots: credit
+# mode 4.38-4.53 ms, EDT mode 3.35-4.17 ms, htb 17.9-34.6 ms (its two-round
+# means 18.4-32.1): each mode's mean at most 0.25 of htb's. Before the fixes
+# (3c66ad7 and the two before it) credit mode had 213-254 ms (requests
+# dropped with nothing in flight wait for the probe timer) and EDT mode
+# 47-98 ms (requests kept on the clock). Measured once, on the virtual
+# clock (docs/testing.md): a miss fails.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/hbm_lib.sh"
 
@@ -40,15 +48,15 @@ rounds() {
 }
 
 mean() { echo "$1" | awk '{ for (i = 1; i <= NF; i++) s += $i; printf "%.1f", s / NF }'; }
-# judge: 0 when both modes' mean P99 is under 3/4 of htb's; sets $verdict.
+# judge: 0 when both modes' mean P99 is under 1/2 of htb's; sets $verdict.
 judge() {
 	cm=$(mean "$credit") em=$(mean "$edt") hm=$(mean "$htb")
 	note "RPC P99 at $RATE Mbit/s next to 3 bulk flows: credit mode$credit ms (mean $cm), EDT mode$edt ms (mean $em), htb$htb ms (mean $hm)"
 	fge "$hm" 10 || skip "htb built no queue (RPC P99 $hm ms): nothing to compare"
-	bound=$(awk -v h="$hm" 'BEGIN { print h * 3 / 4 }')
+	bound=$(awk -v h="$hm" 'BEGIN { print h / 2 }')
 	verdict=
-	fge "$bound" "$cm" || verdict="credit mode: RPC P99 $cm ms, not under 3/4 of htb's $hm ms"
-	fge "$bound" "$em" || verdict="${verdict:+$verdict; }EDT mode: RPC P99 $em ms, not under 3/4 of htb's $hm ms"
+	fge "$bound" "$cm" || verdict="credit mode: RPC P99 $cm ms, not under 1/2 of htb's $hm ms"
+	fge "$bound" "$em" || verdict="${verdict:+$verdict; }EDT mode: RPC P99 $em ms, not under 1/2 of htb's $hm ms"
 	[ -z "$verdict" ]
 }
 

@@ -115,7 +115,7 @@ static void compute(const struct hbm_report *r, struct report_values *v)
 
 /*
  * The format of the 2019 tool's hbm.<id>.out, plus limit_mbps, pkts_exempt
- * and (EDT) pkts_turn.
+ * and pkts_turn.
  */
 void hbm_report_text(FILE *f, const struct hbm_report *r)
 {
@@ -146,8 +146,7 @@ void hbm_report_text(FILE *f, const struct hbm_report *r)
 		fprintf(f, "%s:%6.2f (%llu)\n", verdict_names[k], v.verdict_pct[k],
 			(unsigned long long)s->verdicts[k]);
 	fprintf(f, "pkts_exempt:%llu\n", (unsigned long long)s->pkts_exempt);
-	if (r->edt)
-		fprintf(f, "pkts_turn:%llu\n", (unsigned long long)s->pkts_turn);
+	fprintf(f, "pkts_turn:%llu\n", (unsigned long long)s->pkts_turn);
 }
 
 /* The same, as one JSON object; spaces in names become underscores. */
@@ -175,7 +174,6 @@ void hbm_report_json(FILE *f, const struct hbm_report *r)
 		fprintf(f, "%s\"%s\":{\"percent\":%.3f,\"count\":%llu}", k ? "," : "",
 			verdict_names[k], v.verdict_pct[k], (unsigned long long)s->verdicts[k]);
 	fprintf(f, "},\"pkts_exempt\":%llu", (unsigned long long)s->pkts_exempt);
-	if (r->edt)
-		fprintf(f, ",\"pkts_turn\":%llu", (unsigned long long)s->pkts_turn);
+	fprintf(f, ",\"pkts_turn\":%llu", (unsigned long long)s->pkts_turn);
 	fprintf(f, "}\n");
 }
