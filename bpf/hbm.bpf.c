@@ -8,10 +8,15 @@
  * socket (sk->sk_cgrp_data), never from the current task: sends clocked by
  * ACKs run in softirq, in whatever task was interrupted. Packets without a
  * full socket (forwarded, SYN-ACKs of request socks, TIME_WAIT RSTs) have
- * key 0. An aggregate's rate is its class's (`bpfqdisc class add ... rate`,
- * the hbm_classes map) or else the rate parameter; rate 0 is not limited.
- * A qdisc has at most HBM_AGGS - 1 aggregates until it is reset; keys seen
- * after that share aggregate 1, the one of key 0 (counted: agg_overflow).
+ * key 0. A socket's key is the deepest cgroup with a class among its own
+ * and its ancestors (cgroup_key), so that a child cgroup is no way out of
+ * a class. An aggregate's rate is its class's (`bpfqdisc class add ...
+ * rate`, the hbm_classes map) or else the rate parameter; rate 0 is not
+ * limited. A qdisc has at most HBM_AGGS - 1 aggregates; an idle one is
+ * reused for a new key (agg_reclaim), and a key with no room (counted:
+ * agg_overflow) fails closed: with a class it shares the overflow
+ * aggregate (entry 0) at the lower of its class's rate and the parameter,
+ * without one it shares aggregate 1 (key 0's), at the parameter.
  *
  * Pacing, per aggregate, as the cgroup EDT program does: a departure clock
  * that each packet moves by len / rate, with len in IP bytes (include/hbm.h:
@@ -79,7 +84,8 @@ char LICENSE[] SEC("license") = "GPL";
 #define TCP_NEW_SYN_RECV	12
 #define TC_ACT_OK		0
 
-#define HBM_AGG_OVERFLOW	0	/* keys the table has no room for */
+#define HBM_AGG_OVERFLOW	0	/* classes the table has no room for */
+#define HBM_AGG_DEFAULT		1	/* key 0, and other keys with no room */
 #define HBM_AGE_SCAN		16	/* aggregates a new key may look at */
 #define HBM_AGG_IDLE_NS		HBM_NSEC_PER_SEC	/* idle this long: reusable */
 #define HBM_CG_LEVELS		32	/* cgroup levels searched for a class */
@@ -279,8 +285,9 @@ static __noinline u32 agg_reclaim(struct bq_instance *q, struct hbm_sched *st, u
 
 /*
  * The aggregate of key id: found, created on first sight, or an idle one
- * reused. HBM_AGG_OVERFLOW when the table has no room (counted:
- * agg_overflow).
+ * reused. When the table has no room (counted: agg_overflow), a key with a
+ * class shares HBM_AGG_OVERFLOW, the others HBM_AGG_DEFAULT: the rate
+ * parameter is theirs anyway.
  */
 static __noinline u32 agg_find(struct bq_instance *q, struct hbm_sched *st, u64 id, u64 now)
 {
@@ -295,7 +302,7 @@ static __noinline u32 agg_find(struct bq_instance *q, struct hbm_sched *st, u64 
 	a = idx ? agg_at(q, idx) : NULL;
 	if (!a || bpf_map_update_elem(&hbm_agg_ids, &k, &idx, BPF_NOEXIST)) {
 		q->cnt.x[X_OVERFLOW]++;
-		return HBM_AGG_OVERFLOW;
+		return class_of(q, id) ? HBM_AGG_OVERFLOW : HBM_AGG_DEFAULT;
 	}
 	__builtin_memset(a, 0, sizeof(*a));
 	a->info.id = id;
