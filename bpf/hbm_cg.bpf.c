@@ -68,6 +68,12 @@ static __always_inline __u64 credit_earned(__u64 gap_ns, __u64 rate)
 	return secs * rate + (gap_ns % NSEC_PER_SEC) * rate / NSEC_PER_SEC;
 }
 
+/* The time that earns bytes at rate, rounded down; bytes < MAX_GAP_SECS * rate. */
+static __always_inline __u64 credit_time_ns(__u64 bytes, __u64 rate)
+{
+	return bytes / rate * NSEC_PER_SEC + bytes % rate * NSEC_PER_SEC / rate;
+}
+
 /*
  * Add the credit earned since the last packet, take this packet's length and
  * return the credit left. Several CPUs send for one cgroup: the lock makes
@@ -76,6 +82,7 @@ static __always_inline __u64 credit_earned(__u64 gap_ns, __u64 rate)
  */
 static __always_inline __s64 vqueue_take(struct hbm_vqueue *q, __u64 now, __u64 rate, __u64 len)
 {
+	__u64 earned;
 	__s64 credit;
 
 	bpf_spin_lock(&q->lock);
@@ -85,15 +92,36 @@ static __always_inline __s64 vqueue_take(struct hbm_vqueue *q, __u64 now, __u64 
 	}
 	credit = q->credit;
 	if (now > q->lasttime) {
-		credit += credit_earned(now - q->lasttime, rate);
-		if (credit > MAX_CREDIT)
-			credit = MAX_CREDIT;
-		q->lasttime = now;
+		earned = credit_earned(now - q->lasttime, rate);
+		credit += earned;
+		/*
+		 * The clock moves by the time of the whole bytes earned, so the
+		 * fraction of a byte is kept for the next packet: rounded away
+		 * per packet, it cost 3% of the rate with UDP at 20 Mbit/s.
+		 */
+		if (credit >= MAX_CREDIT || earned >= MAX_GAP_SECS * rate) {
+			credit = credit > MAX_CREDIT ? MAX_CREDIT : credit;
+			q->lasttime = now;
+		} else {
+			q->lasttime += credit_time_ns(earned, rate);
+		}
 	}
 	credit -= len;
 	q->credit = credit;
 	bpf_spin_unlock(&q->lock);
 	return credit;
+}
+
+/*
+ * What is not sent does not use the rate: give its bytes back. Under the
+ * lock, as vqueue_take writes credit back from what it read: an atomic add
+ * between its read and write would be lost.
+ */
+static __always_inline void vqueue_refund(struct hbm_vqueue *q, __u64 len)
+{
+	bpf_spin_lock(&q->lock);
+	q->credit += len;
+	bpf_spin_unlock(&q->lock);
 }
 
 /* The rules of the comment at the top, for a packet that left this debt. */
@@ -138,8 +166,7 @@ int hbm_credit(struct __sk_buff *skb)
 	if (cfg->flags & HBM_F_NO_CN)
 		r.cn = false;
 	if (r.drop) {
-		/* What is not sent does not use the rate. */
-		__sync_fetch_and_add(&q->credit, p.len);
+		vqueue_refund(q, p.len);
 		hbm_debug(cfg, "drop len %llu credit %lld cn %d", p.len, credit, r.cn);
 	}
 	hbm_account(&p, &r, now, credit);

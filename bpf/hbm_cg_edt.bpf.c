@@ -98,6 +98,17 @@ static __always_inline __u64 clock_take(struct hbm_vqueue *q, __u64 now, __u64 t
 	return send;
 }
 
+/*
+ * What is not sent does not take time: move the clock back by it. Under
+ * the lock, as clock_take writes the clock back from what it read.
+ */
+static __always_inline void clock_refund(struct hbm_vqueue *q, __u64 tx_ns)
+{
+	bpf_spin_lock(&q->lock);
+	q->lasttime -= tx_ns;
+	bpf_spin_unlock(&q->lock);
+}
+
 /* The rules of the comment at the top, for a packet ahead ns ahead of now. */
 static __always_inline void judge(struct __sk_buff *skb, const struct hbm_pkt *p,
 				  __s64 ahead, const struct hbm_thresholds *t, struct hbm_result *r)
@@ -215,8 +226,7 @@ int hbm_edt(struct __sk_buff *skb)
 	if (cfg->flags & HBM_F_NO_CN)
 		r.cn = false;
 	if (r.drop) {
-		/* What is not sent does not take time. */
-		__sync_fetch_and_sub(&q->lasttime, tx_ns);
+		clock_refund(q, tx_ns);
 		hbm_debug(cfg, "drop len %llu ahead %lld ns cn %d", p.len, ahead, r.cn);
 	} else {
 		/* It replaces TCP's own departure time (its pacing). */
