@@ -71,6 +71,7 @@
 #include "bpfqdisc.bpf.h"
 #include <bpf/bpf_endian.h>
 #include "hbm.h"
+#include "hbm_verdict.h"
 #include "hbm_edt.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
@@ -246,8 +247,42 @@ static __always_inline bool few_in_flight(struct sk_buff *skb)
 	if (!sk || !full_sock(sk) || sk->sk_protocol != IPPROTO_TCP)
 		return false;
 	tp = bpf_core_cast(sk, struct tcp_sock);
-	in_flight = tp->packets_out - (tp->sacked_out + tp->lost_out) + tp->retrans_out;
+	in_flight = hbm_in_flight(tp->packets_out, tp->sacked_out, tp->lost_out, tp->retrans_out);
 	return in_flight <= 1;
+}
+
+/* Whether skb is TCP, and ECN-capable, from its IP header. */
+static __always_inline void ip_info(struct sk_buff *skb, bool *is_tcp, bool *ect)
+{
+	void *nh = BPF_CORE_READ(skb, head) + skb->network_header;
+	u16 proto = bpf_ntohs(skb->protocol);
+	u8 hdr[8] = {};
+
+	if ((proto != ETH_P_IP && proto != ETH_P_IPV6) ||
+	    bpf_probe_read_kernel(hdr, sizeof(hdr), nh))
+		return;
+	if (proto == ETH_P_IP) {
+		*ect = hdr[1] & INET_ECN_MASK;		/* tos */
+		if (bpf_probe_read_kernel(hdr, 1, nh + 9))	/* protocol */
+			return;
+		*is_tcp = hdr[0] == IPPROTO_TCP;
+	} else {
+		*ect = (hdr[1] >> 4) & INET_ECN_MASK;	/* traffic class, low bits */
+		*is_tcp = hdr[6] == IPPROTO_TCP;	/* next header */
+	}
+}
+
+/* The verdict (include/hbm_verdict.h) on skb, ahead ns ahead of now. */
+static __always_inline struct hbm_verdict_flags judge(struct sk_buff *skb, u64 len, s64 ahead,
+						      const struct hbm_thresholds *t)
+{
+	struct hbm_judged j = { .depth = ahead, .len = len };
+	struct hbm_rules rules;
+
+	hbm_edt_rules(&rules, t);
+	ip_info(skb, &j.is_tcp, &j.ect);
+	j.few_in_flight = j.is_tcp && few_in_flight(skb);
+	return hbm_judge(&rules, &j);
 }
 
 /* --- aggregates ---------------------------------------------------------- */
@@ -340,8 +375,8 @@ static __always_inline bool agg_schedule(struct bq_instance *q, struct hbm_agg *
 					 struct sk_buff *skb, u64 len, u64 rate, u64 now,
 					 u64 *send, u64 *next)
 {
+	struct hbm_verdict_flags v;
 	struct hbm_thresholds t;
-	s64 ahead;
 
 	a->info.rate = rate;
 	if (!rate) {
@@ -351,16 +386,13 @@ static __always_inline bool agg_schedule(struct bq_instance *q, struct hbm_agg *
 	}
 	hbm_get_thresholds(&t, rate);
 	a->info.mark_ns = t.mark;
-	*send = a->info.clock;
-	if (*send + t.burst < now)
-		*send = now - t.burst;	/* bound the idle credit */
-	ahead = (s64)(*send - now);
-	if (hbm_past_horizon(ahead, len, &t)) {
-		if (!few_in_flight(skb))
-			return false;
+	*send = hbm_clamp_idle(a->info.clock, now, t.burst);
+	v = judge(skb, len, (s64)(*send - now), &t);
+	if (v.drop)
+		return false;
+	if (v.exempt)
 		q->cnt.x[X_EXEMPT]++;
-	}
-	if (ahead > (s64)t.mark) {
+	if (v.marked) {
 		a->info.marks++;
 		q->cnt.x[X_MARKED]++;
 		q->cnt.marks++;

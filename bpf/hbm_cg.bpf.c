@@ -48,7 +48,6 @@
 #define MARK_THRESH		(40 * HBM_MTU)
 #define DROP_THRESH		(400 * HBM_MTU)
 #define LARGE_DROP_THRESH	(DROP_THRESH - 15 * HBM_MTU)
-#define MARK_REGION		(LARGE_DROP_THRESH - MARK_THRESH)
 /* Longest gap that can earn credit: from the deepest debt to MAX_CREDIT at
  * 1 Mbit/s takes under 5 s. Bounding it keeps the product in 64 bits. */
 #define MAX_GAP_SECS		10
@@ -124,24 +123,11 @@ static __always_inline void vqueue_refund(struct hbm_vqueue *q, __u64 len)
 	bpf_spin_unlock(&q->lock);
 }
 
-/* The rules of the comment at the top, for a packet that left this debt. */
-static __always_inline void judge(struct __sk_buff *skb, const struct hbm_pkt *p, __s64 debt,
-				  struct hbm_result *r)
-{
-	if (debt > DROP_THRESH || (p->len > HBM_SMALL_PKT && debt > LARGE_DROP_THRESH)) {
-		r->drop = true;
-		r->cn = p->is_tcp && !p->ect;
-		return;
-	}
-	if (debt <= MARK_THRESH)
-		return;
-	if (p->ect && bpf_skb_ecn_set_ce(skb))
-		r->ce = true;
-	else if (p->is_tcp)
-		r->cn = hbm_chance(debt - MARK_THRESH, MARK_REGION);
-	else if (p->len > HBM_SMALL_PKT)
-		r->drop = true;
-}
+/* The rules of the comment at the top, in bytes of debt. */
+static const struct hbm_rules credit_rules = {
+	.mark = MARK_THRESH, .large_drop = LARGE_DROP_THRESH, .drop = DROP_THRESH,
+	.other_drop = 0, .cn_chance = true, .small_other_pass = true,
+};
 
 SEC("cgroup_skb/egress")
 int hbm_credit(struct __sk_buff *skb)
@@ -162,9 +148,7 @@ int hbm_credit(struct __sk_buff *skb)
 		q->rate_seen = cfg->rate;
 	}
 
-	judge(skb, &p, -credit, &r);
-	if (cfg->flags & HBM_F_NO_CN)
-		r.cn = false;
+	hbm_judge_pkt(skb, cfg, &credit_rules, &p, -credit, &r);
 	if (r.drop) {
 		vqueue_refund(q, p.len);
 		hbm_debug(cfg, "drop len %llu credit %lld cn %d", p.len, credit, r.cn);

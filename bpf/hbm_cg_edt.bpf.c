@@ -90,8 +90,7 @@ static __always_inline __u64 clock_take(struct hbm_vqueue *q, __u64 now, __u64 t
 	__u64 send;
 
 	bpf_spin_lock(&q->lock);
-	if (q->lasttime + burst_ns < now)
-		q->lasttime = now - burst_ns;	/* bound the idle credit */
+	q->lasttime = hbm_clamp_idle(q->lasttime, now, burst_ns);
 	send = q->lasttime;
 	q->lasttime += tx_ns;
 	bpf_spin_unlock(&q->lock);
@@ -107,23 +106,6 @@ static __always_inline void clock_refund(struct hbm_vqueue *q, __u64 tx_ns)
 	bpf_spin_lock(&q->lock);
 	q->lasttime -= tx_ns;
 	bpf_spin_unlock(&q->lock);
-}
-
-/* The rules of the comment at the top, for a packet ahead ns ahead of now. */
-static __always_inline void judge(struct __sk_buff *skb, const struct hbm_pkt *p,
-				  __s64 ahead, const struct hbm_thresholds *t, struct hbm_result *r)
-{
-	if (hbm_past_horizon(ahead, p->len, t)) {
-		r->drop = true;
-		r->cn = p->is_tcp && !p->ect;
-	} else if (ahead > (__s64)t->mark && p->ect) {
-		r->ce = bpf_skb_ecn_set_ce(skb);
-	}
-	/* Keep two packets in flight: CN instead of a drop. */
-	if (r->drop && p->has_tcp_sock && p->in_flight <= 1) {
-		r->drop = false;
-		r->cn = true;
-	}
 }
 
 /* Per socket: its turn ahead of the cgroup's clock (the top comment). */
@@ -205,6 +187,7 @@ int hbm_edt(struct __sk_buff *skb)
 	struct hbm_config *cfg;
 	struct hbm_result r = {};
 	struct hbm_thresholds t;
+	struct hbm_rules rules;
 	struct hbm_pkt p = {};
 	struct hbm_vqueue *q;
 	__u64 now, send, depart, tx_ns;
@@ -222,16 +205,14 @@ int hbm_edt(struct __sk_buff *skb)
 		q->rate_seen = cfg->rate;
 	}
 
-	judge(skb, &p, ahead, &t, &r);
-	if (cfg->flags & HBM_F_NO_CN)
-		r.cn = false;
+	hbm_edt_rules(&rules, &t);
+	hbm_judge_pkt(skb, cfg, &rules, &p, ahead, &r);
 	if (r.drop) {
 		clock_refund(q, tx_ns);
 		hbm_debug(cfg, "drop len %llu ahead %lld ns cn %d", p.len, ahead, r.cn);
 	} else {
 		/* It replaces TCP's own departure time (its pacing). */
-		depart = departure(skb, q, &p, now, send, tx_ns,
-				   hbm_past_horizon(ahead, p.len, &t));
+		depart = departure(skb, q, &p, now, send, tx_ns, r.exempt);
 		r.turn = depart < send;
 		skb->tstamp = depart;
 	}

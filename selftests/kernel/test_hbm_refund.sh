@@ -4,8 +4,10 @@
 # the two vCPUs, in one cgroup at 20 Mbit/s: nearly every packet is
 # dropped, so refunds and updates interleave all the time. What passed must
 # be the rate over the run, plus at most the burst and the depth UDP may
-# reach (credit mode 100 + 40 MTU; EDT mode 125 KB + 480 us or 600 KB,
-# still queued in fq at the end) and a packet or two of rounding,
+# reach, as in 2019 (credit mode: 100 MTU of credit, UDP over 120 bytes
+# dropped once in debt; EDT mode: 125 KB, and UDP dropped past the mark
+# threshold, 2 x 64 KiB, still queued in fq at the end; before: 40 MTU and
+# the 600 KB horizon deeper) and a packet or two of rounding,
 # and no less than 98% of the rate: each lost refund is bytes of the limit
 # lost for good.
 # Rate verdicts: run on the virtual clock (tools/vmtest --icount).
@@ -47,7 +49,7 @@ refund_case() {
 
 "$HT" setup -q=fq
 FAILS=
-refund_case credit $((140 * 1500))
-refund_case edt $((125000 + 600000)) --edt
+refund_case credit $((100 * 1500))
+refund_case edt $((125000 + 131072)) --edt
 [ -z "$FAILS" ] || fail "${FAILS#; }"
 exit 0
