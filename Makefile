@@ -195,7 +195,6 @@ uninstall:
 HBM_SRCS := $(wildcard src/hbm/*.c)
 all: $(BIN)/hbm
 $(OUTPUT)/hbm.bpf.o $(OUTPUT)/hbm_cg.bpf.o $(OUTPUT)/hbm_cg_edt.bpf.o: include/hbm.h bpf/hbm_cg.bpf.h bpf/hbm_edt.bpf.h include/hbm_verdict.h
-$(BIN)/test_hbm_verdict: include/hbm.h include/hbm_verdict.h
 $(OUTPUT)/class.o: include/hbm.h
 $(BIN)/hbm: $(HBM_SRCS) src/hbm/hbm_tool.h include/hbm.h $(OUTPUT)/hbm_cg.skel.h $(OUTPUT)/hbm_cg_edt.skel.h | $(BIN) check-deps
 	$(call msg,LINK,$@)

@@ -43,15 +43,19 @@
  *
  * Thresholds, on how far ahead of now the aggregate's clock is (the delay
  * its FIFO would give the packet; times and byte floors as in
- * bpf/hbm_edt.bpf.h):
+ * bpf/hbm_edt.bpf.h; the verdict is include/hbm_verdict.h's, as the cgroup
+ * EDT program's, with is_tcp and ECN from the IP header):
  *   over 50 us   counted as marked (marks, marked). A qdisc cannot write
  *                packet data, so the CE mark itself comes from hbm_mark
  *                below, which sees the same clock just before enqueue.
+ *                Non-TCP packets over 120 bytes that are not ECT are
+ *                dropped there.
  *   over 480 us (packets over 120 bytes) or 500 us: dropped (horizon) and
  *                not charged to the clock. Except a TCP packet whose socket
  *                has at most one packet in flight (tcp_sock, read through
- *                the skb's socket): it passes (exempt), so every flow keeps
- *                its ACK clock instead of waiting for a probe timer.
+ *                the skb's socket): it passes (exempt), marked, so every
+ *                flow keeps its ACK clock instead of waiting for a probe
+ *                timer.
  *
  * Marking (hbm_mark): a tc egress program on the same device, attached
  * by bpfqdisc with the qdisc. tc egress runs just before the root qdisc's

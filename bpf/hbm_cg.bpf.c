@@ -12,21 +12,23 @@
  *   - each packet takes its length (IP bytes, see include/hbm.h) from it;
  *   - negative credit is debt: the bytes a real queue would hold now.
  *
- * What happens to a packet depends on the debt it leaves behind:
+ * What happens to a packet depends on the debt it leaves behind (the
+ * verdict is include/hbm_verdict.h's, shared by every HBM program):
  *
  *        drop      drop (> 120 B)        mark                  credit
  *   <-----|-------------|------------------|------------|------------->
  *    -400 MTU       -385 MTU            -40 MTU         0       +100 MTU
  *
- *   debt < 40 MTU    pass.
+ *   any debt: non-TCP packets that are not ECN-capable (UDP...) over 120
+ *     bytes are dropped, as in 2019: they have no congestion control that
+ *     would hear a mark.
+ *   debt < 40 MTU    the others pass.
  *   40 MTU to the drop threshold (the mark region):
  *     - ECN-capable packets get CE; TCP answers like to a loss, but nothing
  *       is lost;
  *     - other TCP packets pass, and with a probability that grows linearly
  *       from 0 at the mark threshold to 1 at the drop threshold the program
- *       returns CN, which makes TCP reduce its cwnd (tcp_enter_cwr);
- *     - other packets (UDP...) over 120 bytes are dropped: they have no
- *       congestion control that would hear a mark.
+ *       returns CN, which makes TCP reduce its cwnd (tcp_enter_cwr).
  *   past the drop threshold: dropped, with CN for TCP that is not
  *     ECN-capable. A dropped TCP skb is not lost: the transmit fails and TCP
  *     sends it again when an ACK comes. Packets under 120 bytes (SYNs, pure

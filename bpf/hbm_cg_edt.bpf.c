@@ -31,16 +31,20 @@
  * stays below the horizon.
  *
  * How far ahead of now the clock's slot for a packet is, is the queueing
- * delay a FIFO would give it, and decides its fate:
+ * delay a FIFO would give it, and decides its fate (the verdict is
+ * include/hbm_verdict.h's, shared with credit mode and bpf_hbm):
  *
  *       pass         mark (CE)           drop (> 120 B)    drop
  *   ------------|-----------------------------|--------------|------>
  *      0       50 us                        480 us         500 us
  *
  *   up to 50 us ahead   pass.
- *   over 50 us ahead (the mark region): ECN-capable packets get CE. Others
- *     pass: fq delays them, TCP small queues keep each flow from queueing
- *     much more than two skbs, and the drop threshold bounds the rest.
+ *   over 50 us ahead (the mark region): ECN-capable packets get CE. Non-TCP
+ *     packets that are not ECN-capable are dropped if over 120 bytes, as in
+ *     2019 (which dropped small ones too, a ping next to a busy flow). Other
+ *     TCP packets pass: fq delays them, TCP small queues keep each flow from
+ *     queueing much more than two skbs, and the drop threshold bounds the
+ *     rest.
  *     (The 2019 sample also returned CN here at random, with a probability
  *     growing from 0 at 50 us to 1 at 480 us; with a real queue that cut
  *     cubic's cwnd far below the rate and cost 10-30% of it on veth.)
@@ -49,9 +53,10 @@
  *     for SYNs and ACKs. A dropped TCP skb is not lost: the transmit fails
  *     and TCP sends it again when an ACK comes.
  *   Except: a TCP flow with at most one packet in flight is never dropped.
- *     It gets CN instead, so that every flow keeps two packets in flight and
- *     its ACK clock running: with nothing in flight a failed transmit waits
- *     for TCP's probe timer (200 ms or more).
+ *     It gets CE if ECN-capable and CN if not instead (bpf_hbm does the
+ *     same), so that every flow keeps two packets in flight and its ACK
+ *     clock running: with nothing in flight a failed transmit waits for
+ *     TCP's probe timer (200 ms or more).
  *
  * The times above are those of the 2019 design, made for 10 Gbit/s NICs.
  * Each has a floor in bytes, so that at lower rates it grows (as 1/rate):
