@@ -29,7 +29,13 @@ const struct bq_kind *bq_kind_find(const char *name);
 const char *bq_kind_names(char *buf, size_t len);
 
 /* Prints "bpfqdisc: <message>" on stderr. */
+/* The name bq_err puts first: "bpfqdisc", or the tool's. */
+extern const char *bq_prog_name;
 void bq_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* -n NAME: enter network namespace NAME (/run/netns/NAME, or a path), as
+ * ip -n does: only the network namespace changes, /sys/fs/bpf stays
+ * visible. 0, or prints and returns BQ_EXIT_USAGE / BQ_EXIT_FAIL. */
+int bq_enter_netns(const char *name);
 
 /* --- environment (sys.c) --- */
 enum bq_need { BQ_NEED_LOAD, BQ_NEED_READ };
