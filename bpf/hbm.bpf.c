@@ -8,10 +8,15 @@
  * socket (sk->sk_cgrp_data), never from the current task: sends clocked by
  * ACKs run in softirq, in whatever task was interrupted. Packets without a
  * full socket (forwarded, SYN-ACKs of request socks, TIME_WAIT RSTs) have
- * key 0. An aggregate's rate is its class's (`bpfqdisc class add ... rate`,
- * the hbm_classes map) or else the rate parameter; rate 0 is not limited.
- * A qdisc has at most HBM_AGGS - 1 aggregates until it is reset; keys seen
- * after that share aggregate 1, the one of key 0 (counted: agg_overflow).
+ * key 0. A socket's key is the deepest cgroup with a class among its own
+ * and its ancestors (cgroup_key), so that a child cgroup is no way out of
+ * a class. An aggregate's rate is its class's (`bpfqdisc class add ...
+ * rate`, the hbm_classes map) or else the rate parameter; rate 0 is not
+ * limited. A qdisc has at most HBM_AGGS - 1 aggregates; an idle one is
+ * reused for a new key (agg_reclaim), and a key with no room (counted:
+ * agg_overflow) fails closed: with a class it shares the overflow
+ * aggregate (entry 0) at the lower of its class's rate and the parameter,
+ * without one it shares aggregate 1 (key 0's), at the parameter.
  *
  * Pacing, per aggregate, as the cgroup EDT program does: a departure clock
  * that each packet moves by len / rate, with len in IP bytes (include/hbm.h:
@@ -38,15 +43,19 @@
  *
  * Thresholds, on how far ahead of now the aggregate's clock is (the delay
  * its FIFO would give the packet; times and byte floors as in
- * bpf/hbm_edt.bpf.h):
+ * bpf/hbm_edt.bpf.h; the verdict is include/hbm_verdict.h's, as the cgroup
+ * EDT program's, with is_tcp and ECN from the IP header):
  *   over 50 us   counted as marked (marks, marked). A qdisc cannot write
  *                packet data, so the CE mark itself comes from hbm_mark
  *                below, which sees the same clock just before enqueue.
+ *                Non-TCP packets over 120 bytes that are not ECT are
+ *                dropped there.
  *   over 480 us (packets over 120 bytes) or 500 us: dropped (horizon) and
  *                not charged to the clock. Except a TCP packet whose socket
  *                has at most one packet in flight (tcp_sock, read through
- *                the skb's socket): it passes (exempt), so every flow keeps
- *                its ACK clock instead of waiting for a probe timer.
+ *                the skb's socket): it passes (exempt), marked, so every
+ *                flow keeps its ACK clock instead of waiting for a probe
+ *                timer.
  *
  * Marking (hbm_mark): a tc egress program on the same device, attached
  * by bpfqdisc with the qdisc. tc egress runs just before the root qdisc's
@@ -66,6 +75,7 @@
 #include "bpfqdisc.bpf.h"
 #include <bpf/bpf_endian.h>
 #include "hbm.h"
+#include "hbm_verdict.h"
 #include "hbm_edt.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
@@ -79,7 +89,11 @@ char LICENSE[] SEC("license") = "GPL";
 #define TCP_NEW_SYN_RECV	12
 #define TC_ACT_OK		0
 
-#define HBM_AGG_OTHER		1	/* key 0, and the overflow */
+#define HBM_AGG_OVERFLOW	0	/* classes the table has no room for */
+#define HBM_AGG_DEFAULT		1	/* key 0, and other keys with no room */
+#define HBM_AGE_SCAN		16	/* aggregates a new key may look at */
+#define HBM_AGG_IDLE_NS		HBM_NSEC_PER_SEC	/* idle this long: reusable */
+#define HBM_CG_LEVELS		32	/* cgroup levels searched for a class */
 #define TIMER_SLACK_NS		(10 * HBM_NSEC_PER_USEC)
 #define RATE_WINDOW_NS		(100 * 1000 * HBM_NSEC_PER_USEC)
 
@@ -97,7 +111,7 @@ BQ_PARAMS(
 	{ "limit", BQ_UNIT_COUNT, 10000, 1, 1 << 24 },
 );
 
-enum { X_RATE, X_MARKED, X_DROPPED, X_CE, X_EXEMPT, X_AGGS, X_OVERFLOW };
+enum { X_RATE, X_MARKED, X_DROPPED, X_CE, X_EXEMPT, X_AGGS, X_OVERFLOW, X_AGED };
 
 BQ_XSTATS(
 	{ "rate_bytes_per_second", BQ_GAUGE },	/* IP bytes dequeued, last >= 100 ms */
@@ -107,6 +121,7 @@ BQ_XSTATS(
 	{ "exempt", BQ_COUNTER },		/* beyond the horizon, <= 1 in flight */
 	{ "aggregates", BQ_GAUGE },
 	{ "agg_overflow", BQ_COUNTER },		/* packets of keys with no room */
+	{ "aggs_aged", BQ_COUNTER },		/* idle aggregates reused */
 );
 
 /* Per instance. */
@@ -114,7 +129,7 @@ struct hbm_sched {
 	struct bq_pool_state pool;
 	struct bq_tq ready;		/* backlogged aggregates, by head time */
 	__u32 naggs;			/* entries 1..naggs of the region used */
-	__u32 pad;
+	__u32 age_cursor;		/* where agg_reclaim looks next */
 	__u64 win_start, win_bytes;	/* the rate_bytes_per_second window */
 };
 
@@ -127,6 +142,7 @@ struct hbm_flowq {
 struct hbm_agg {
 	struct hbm_agg_info info;	/* what user space reads */
 	u64 next;			/* departure time of its next packet */
+	u64 idle_after;			/* empty until then: reusable */
 	u32 qlen;			/* packets in all its flow queues */
 	u16 turn;			/* the flow queue whose turn it is */
 	u16 sparse;			/* 1 + a new flow's queue, served first */
@@ -153,8 +169,47 @@ static __always_inline bool full_sock(struct sock *sk)
 	return state != TCP_TIME_WAIT && state != TCP_NEW_SYN_RECV;
 }
 
+/* The class of key id in q, or NULL. */
+static __always_inline struct hbm_class *class_of(const struct bq_instance *q, u64 id)
+{
+	struct hbm_class_key k = { .slot = q->slot, .id = id };
+
+	return bpf_map_lookup_elem(&hbm_classes, &k);
+}
+
+/*
+ * The cgroup a socket is charged to: the deepest cgroup with a class among
+ * its own and its ancestors, as cgroup v2 limits cover a subtree, so that
+ * making a child cgroup is no way out of a class; its own if none has one.
+ * Searched from the root down (ancestors[0] is the root, ancestors[level]
+ * the cgroup itself), the first HBM_CG_LEVELS levels: nesting deeper only
+ * adds levels below those searched.
+ */
+static __always_inline u64 cgroup_key(const struct bq_instance *q, struct sock *sk)
+{
+	struct cgroup *cg = BPF_CORE_READ(sk, sk_cgrp_data.cgroup), *anc;
+	u64 own = BPF_CORE_READ(cg, kn, id), key = own, id;
+	int level = BPF_CORE_READ(cg, level), i;
+	u64 slots = (u64)cg + bpf_core_field_offset(struct cgroup, ancestors);
+
+	if (level < 0)
+		return own;
+	bpf_for(i, 0, level < HBM_CG_LEVELS ? level + 1 : HBM_CG_LEVELS) {
+		if (bpf_probe_read_kernel(&anc, sizeof(anc), (void *)(slots + i * sizeof(anc))) ||
+		    !anc)
+			break;
+		id = BPF_CORE_READ(anc, kn, id);
+		if (class_of(q, id))
+			key = id;
+	}
+	if (level >= HBM_CG_LEVELS && class_of(q, own))
+		key = own;
+	return key;
+}
+
 /* The aggregate key; the same function serves the qdisc and hbm_mark. */
-static __always_inline u64 agg_key(struct sk_buff *skb, u64 classify)
+static __always_inline u64 agg_key(const struct bq_instance *q, struct sk_buff *skb,
+				   u64 classify)
 {
 	struct sock *sk;
 
@@ -165,7 +220,7 @@ static __always_inline u64 agg_key(struct sk_buff *skb, u64 classify)
 	sk = BPF_CORE_READ(skb, sk);
 	if (!sk || !full_sock(sk))
 		return 0;
-	return BPF_CORE_READ(sk, sk_cgrp_data.cgroup, kn, id);
+	return cgroup_key(q, sk);
 }
 
 /*
@@ -196,8 +251,42 @@ static __always_inline bool few_in_flight(struct sk_buff *skb)
 	if (!sk || !full_sock(sk) || sk->sk_protocol != IPPROTO_TCP)
 		return false;
 	tp = bpf_core_cast(sk, struct tcp_sock);
-	in_flight = tp->packets_out - (tp->sacked_out + tp->lost_out) + tp->retrans_out;
+	in_flight = hbm_in_flight(tp->packets_out, tp->sacked_out, tp->lost_out, tp->retrans_out);
 	return in_flight <= 1;
+}
+
+/* Whether skb is TCP, and ECN-capable, from its IP header. */
+static __always_inline void ip_info(struct sk_buff *skb, bool *is_tcp, bool *ect)
+{
+	void *nh = BPF_CORE_READ(skb, head) + skb->network_header;
+	u16 proto = bpf_ntohs(skb->protocol);
+	u8 hdr[8] = {};
+
+	if ((proto != ETH_P_IP && proto != ETH_P_IPV6) ||
+	    bpf_probe_read_kernel(hdr, sizeof(hdr), nh))
+		return;
+	if (proto == ETH_P_IP) {
+		*ect = hdr[1] & INET_ECN_MASK;		/* tos */
+		if (bpf_probe_read_kernel(hdr, 1, nh + 9))	/* protocol */
+			return;
+		*is_tcp = hdr[0] == IPPROTO_TCP;
+	} else {
+		*ect = (hdr[1] >> 4) & INET_ECN_MASK;	/* traffic class, low bits */
+		*is_tcp = hdr[6] == IPPROTO_TCP;	/* next header */
+	}
+}
+
+/* The verdict (include/hbm_verdict.h) on skb, ahead ns ahead of now. */
+static __always_inline struct hbm_verdict_flags judge(struct sk_buff *skb, u64 len, s64 ahead,
+						      const struct hbm_thresholds *t)
+{
+	struct hbm_judged j = { .depth = ahead, .len = len };
+	struct hbm_rules rules;
+
+	hbm_edt_rules(&rules, t);
+	ip_info(skb, &j.is_tcp, &j.ect);
+	j.few_in_flight = j.is_tcp && few_in_flight(skb);
+	return hbm_judge(&rules, &j);
 }
 
 /* --- aggregates ---------------------------------------------------------- */
@@ -209,8 +298,37 @@ static __always_inline struct hbm_agg *agg_at(const struct bq_instance *q, u32 i
 	return bpf_map_lookup_elem(&hbm_aggs, &key);
 }
 
-/* The aggregate of key id, created on first sight; 0 if none can be. */
-static __noinline u32 agg_find(struct bq_instance *q, struct hbm_sched *st, u64 id)
+/*
+ * An aggregate to reuse for a new key: one idle since its idle_after, its
+ * key forgotten (counted: aggs_aged). Scans HBM_AGE_SCAN of them from where
+ * the last scan stopped; 0 if none is idle. Aggregate 1 (key 0) stays.
+ */
+static __noinline u32 agg_reclaim(struct bq_instance *q, struct hbm_sched *st, u64 now)
+{
+	struct hbm_class_key k = { .slot = q->slot };
+	struct hbm_agg *a;
+	u32 i, idx;
+
+	bpf_for(i, 0, HBM_AGE_SCAN) {
+		idx = 2 + st->age_cursor++ % (HBM_AGGS - 2);
+		a = agg_at(q, idx);
+		if (!a || a->qlen || (s64)(now - a->idle_after) < 0)
+			continue;
+		k.id = a->info.id;
+		bpf_map_delete_elem(&hbm_agg_ids, &k);
+		q->cnt.x[X_AGED]++;
+		return idx;
+	}
+	return 0;
+}
+
+/*
+ * The aggregate of key id: found, created on first sight, or an idle one
+ * reused. When the table has no room (counted: agg_overflow), a key with a
+ * class shares HBM_AGG_OVERFLOW, the others HBM_AGG_DEFAULT: the rate
+ * parameter is theirs anyway.
+ */
+static __noinline u32 agg_find(struct bq_instance *q, struct hbm_sched *st, u64 id, u64 now)
 {
 	struct hbm_class_key k = { .slot = q->slot, .id = id };
 	struct hbm_agg *a;
@@ -219,30 +337,37 @@ static __noinline u32 agg_find(struct bq_instance *q, struct hbm_sched *st, u64 
 	found = bpf_map_lookup_elem(&hbm_agg_ids, &k);
 	if (found)
 		return *found;
-	if (st->naggs + 1 >= HBM_AGGS)
-		goto overflow;
-	idx = st->naggs + 1;
-	a = agg_at(q, idx);
-	if (!a || bpf_map_update_elem(&hbm_agg_ids, &k, &idx, BPF_NOEXIST))
-		goto overflow;
+	idx = st->naggs + 1 < HBM_AGGS ? st->naggs + 1 : agg_reclaim(q, st, now);
+	a = idx ? agg_at(q, idx) : NULL;
+	if (!a || bpf_map_update_elem(&hbm_agg_ids, &k, &idx, BPF_NOEXIST)) {
+		q->cnt.x[X_OVERFLOW]++;
+		return class_of(q, id) ? HBM_AGG_OVERFLOW : HBM_AGG_DEFAULT;
+	}
 	__builtin_memset(a, 0, sizeof(*a));
 	a->info.id = id;
-	st->naggs = idx;
-	q->cnt.x[X_AGGS] = idx;
+	if (idx > st->naggs) {
+		st->naggs = idx;
+		q->cnt.x[X_AGGS] = idx;
+	}
 	return idx;
-overflow:
-	q->cnt.x[X_OVERFLOW]++;
-	return st->naggs ? HBM_AGG_OTHER : 0;
 }
 
-/* The aggregate's class rate, or the qdisc's rate parameter. */
+/*
+ * The rate of key id: its class's, or the qdisc's rate parameter. The
+ * overflow aggregate fails closed: the lower of the two, so that a full
+ * table never lifts a limit (0 is not limited, never the lower).
+ */
 static __always_inline u64 agg_rate(const struct bq_instance *q, const struct bq_params *p,
-				    u64 id)
+				    u32 idx, u64 id)
 {
-	struct hbm_class_key k = { .slot = q->slot, .id = id };
-	struct hbm_class *c = bpf_map_lookup_elem(&hbm_classes, &k);
+	struct hbm_class *c = class_of(q, id);
+	u64 def = p->v[P_RATE];
 
-	return c ? c->rate : p->v[P_RATE];
+	if (!c)
+		return def;
+	if (idx == HBM_AGG_OVERFLOW && def && def < c->rate)
+		return def;
+	return c->rate;
 }
 
 /*
@@ -254,31 +379,31 @@ static __always_inline bool agg_schedule(struct bq_instance *q, struct hbm_agg *
 					 struct sk_buff *skb, u64 len, u64 rate, u64 now,
 					 u64 *send, u64 *next)
 {
+	struct hbm_verdict_flags v;
 	struct hbm_thresholds t;
-	s64 ahead;
 
 	a->info.rate = rate;
 	if (!rate) {
 		*send = *next = now;
+		a->idle_after = now + HBM_AGG_IDLE_NS;
 		return true;
 	}
 	hbm_get_thresholds(&t, rate);
 	a->info.mark_ns = t.mark;
-	*send = a->info.clock;
-	if (*send + t.burst < now)
-		*send = now - t.burst;	/* bound the idle credit */
-	ahead = (s64)(*send - now);
-	if (hbm_past_horizon(ahead, len, &t)) {
-		if (!few_in_flight(skb))
-			return false;
+	*send = hbm_clamp_idle(a->info.clock, now, t.burst);
+	v = judge(skb, len, (s64)(*send - now), &t);
+	if (v.drop)
+		return false;
+	if (v.exempt)
 		q->cnt.x[X_EXEMPT]++;
-	}
-	if (ahead > (s64)t.mark) {
+	if (v.marked) {
 		a->info.marks++;
 		q->cnt.x[X_MARKED]++;
 		q->cnt.marks++;
 	}
 	*next = *send + hbm_tx_time_ns(len, rate);
+	/* From then on the clock has no credit or debt a new aggregate lacks. */
+	a->idle_after = *next + t.burst + HBM_AGG_IDLE_NS;
 	return true;
 }
 
@@ -358,7 +483,7 @@ int BPF_PROG(hbm_enqueue, struct sk_buff *skb, struct Qdisc *sch,
 	const struct bq_params *p;
 	struct bq_instance *q;
 	struct hbm_sched *st = bq_enter(sch, &q, &p);
-	u64 now, len, send, next;
+	u64 now, len, send, next, key;
 	struct hbm_agg *a;
 	u32 idx, k;
 	int ret;
@@ -367,14 +492,15 @@ int BPF_PROG(hbm_enqueue, struct sk_buff *skb, struct Qdisc *sch,
 		return bq_drop(sch, q, skb, to_free, BQ_DROP_NO_INSTANCE);
 	if (sch->q.qlen >= p->v[P_LIMIT])
 		return bq_drop(sch, q, skb, to_free, BQ_DROP_OVERLIMIT);
-	idx = agg_find(q, st, agg_key(skb, p->v[P_CLASSIFY]));
-	a = idx ? agg_at(q, idx) : NULL;
+	now = bpf_ktime_get_ns();
+	key = agg_key(q, skb, p->v[P_CLASSIFY]);
+	idx = agg_find(q, st, key, now);
+	a = agg_at(q, idx);
 	if (!a)
 		return bq_drop(sch, q, skb, to_free, BQ_DROP_NOMEM);
 
-	now = bpf_ktime_get_ns();
 	len = ip_len(skb);
-	if (!agg_schedule(q, a, skb, len, agg_rate(q, p, a->info.id), now, &send, &next)) {
+	if (!agg_schedule(q, a, skb, len, agg_rate(q, p, idx, key), now, &send, &next)) {
 		a->info.drops++;
 		q->cnt.x[X_DROPPED]++;
 		return bq_drop(sch, q, skb, to_free, BQ_DROP_HORIZON);
@@ -480,12 +606,18 @@ struct sk_buff *BPF_PROG(hbm_dequeue, struct Qdisc *sch)
 
 /* --- init, reset, destroy ------------------------------------------------- */
 
-/* The heap must hold every aggregate; aggregate 1 (key 0) always exists. */
+/*
+ * The heap must hold every aggregate; aggregate 1 (key 0) always exists,
+ * and the overflow aggregate starts empty.
+ */
 static int hbm_setup(struct bq_instance *q, struct hbm_sched *st)
 {
-	if (bq_ring_slots <= HBM_AGGS)
+	struct hbm_agg *over = agg_at(q, HBM_AGG_OVERFLOW);
+
+	if (bq_ring_slots <= HBM_AGGS || !over)
 		return -EINVAL;
-	agg_find(q, st, 0);
+	__builtin_memset(over, 0, sizeof(*over));
+	agg_find(q, st, 0, 0);
 	return 0;
 }
 
@@ -576,7 +708,7 @@ int hbm_mark(struct __sk_buff *ctx)
 		return TC_ACT_OK;
 	k.slot = q->slot;
 	k.pad = 0;
-	k.id = agg_key(skb, p->v[P_CLASSIFY]);
+	k.id = agg_key(q, skb, p->v[P_CLASSIFY]);
 	idx = bpf_map_lookup_elem(&hbm_agg_ids, &k);
 	a = idx ? agg_at(q, *idx) : NULL;
 	if (!a || !a->info.rate ||

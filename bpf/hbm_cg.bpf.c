@@ -12,21 +12,23 @@
  *   - each packet takes its length (IP bytes, see include/hbm.h) from it;
  *   - negative credit is debt: the bytes a real queue would hold now.
  *
- * What happens to a packet depends on the debt it leaves behind:
+ * What happens to a packet depends on the debt it leaves behind (the
+ * verdict is include/hbm_verdict.h's, shared by every HBM program):
  *
  *        drop      drop (> 120 B)        mark                  credit
  *   <-----|-------------|------------------|------------|------------->
  *    -400 MTU       -385 MTU            -40 MTU         0       +100 MTU
  *
- *   debt < 40 MTU    pass.
+ *   any debt: non-TCP packets that are not ECN-capable (UDP...) over 120
+ *     bytes are dropped, as in 2019: they have no congestion control that
+ *     would hear a mark.
+ *   debt < 40 MTU    the others pass.
  *   40 MTU to the drop threshold (the mark region):
  *     - ECN-capable packets get CE; TCP answers like to a loss, but nothing
  *       is lost;
  *     - other TCP packets pass, and with a probability that grows linearly
  *       from 0 at the mark threshold to 1 at the drop threshold the program
- *       returns CN, which makes TCP reduce its cwnd (tcp_enter_cwr);
- *     - other packets (UDP...) over 120 bytes are dropped: they have no
- *       congestion control that would hear a mark.
+ *       returns CN, which makes TCP reduce its cwnd (tcp_enter_cwr).
  *   past the drop threshold: dropped, with CN for TCP that is not
  *     ECN-capable. A dropped TCP skb is not lost: the transmit fails and TCP
  *     sends it again when an ACK comes. Packets under 120 bytes (SYNs, pure
@@ -62,7 +64,6 @@
 #define MARK_THRESH		(40 * HBM_MTU)
 #define DROP_THRESH		(400 * HBM_MTU)
 #define LARGE_DROP_THRESH	(DROP_THRESH - 15 * HBM_MTU)
-#define MARK_REGION		(LARGE_DROP_THRESH - MARK_THRESH)
 /* Longest gap that can earn credit: from the deepest debt to MAX_CREDIT at
  * 1 Mbit/s takes under 5 s. Bounding it keeps the product in 64 bits. */
 #define MAX_GAP_SECS		10
@@ -82,6 +83,12 @@ static __always_inline __u64 credit_earned(__u64 gap_ns, __u64 rate)
 	return secs * rate + (gap_ns % NSEC_PER_SEC) * rate / NSEC_PER_SEC;
 }
 
+/* The time that earns bytes at rate, rounded down; bytes < MAX_GAP_SECS * rate. */
+static __always_inline __u64 credit_time_ns(__u64 bytes, __u64 rate)
+{
+	return bytes / rate * NSEC_PER_SEC + bytes % rate * NSEC_PER_SEC / rate;
+}
+
 /*
  * Add the credit earned since the last packet, take this packet's length and
  * return the credit left. Several CPUs send for one cgroup: the lock makes
@@ -90,6 +97,7 @@ static __always_inline __u64 credit_earned(__u64 gap_ns, __u64 rate)
  */
 static __always_inline __s64 vqueue_take(struct hbm_vqueue *q, __u64 now, __u64 rate, __u64 len)
 {
+	__u64 earned;
 	__s64 credit;
 
 	bpf_spin_lock(&q->lock);
@@ -99,10 +107,19 @@ static __always_inline __s64 vqueue_take(struct hbm_vqueue *q, __u64 now, __u64 
 	}
 	credit = q->credit;
 	if (now > q->lasttime) {
-		credit += credit_earned(now - q->lasttime, rate);
-		if (credit > MAX_CREDIT)
-			credit = MAX_CREDIT;
-		q->lasttime = now;
+		earned = credit_earned(now - q->lasttime, rate);
+		credit += earned;
+		/*
+		 * The clock moves by the time of the whole bytes earned, so the
+		 * fraction of a byte is kept for the next packet: rounded away
+		 * per packet, it cost 3% of the rate with UDP at 20 Mbit/s.
+		 */
+		if (credit >= MAX_CREDIT || earned >= MAX_GAP_SECS * rate) {
+			credit = credit > MAX_CREDIT ? MAX_CREDIT : credit;
+			q->lasttime = now;
+		} else {
+			q->lasttime += credit_time_ns(earned, rate);
+		}
 	}
 	credit -= len;
 	q->credit = credit;
@@ -151,29 +168,22 @@ static __always_inline bool in_turn(struct __sk_buff *skb, const struct hbm_pkt 
 }
 
 /*
- * The rules of the comment at the top, for a packet that left this debt;
- * r->turn says whether it goes in its flow's turn.
+ * What is not sent does not use the rate: give its bytes back. Under the
+ * lock, as vqueue_take writes credit back from what it read: an atomic add
+ * between its read and write would be lost.
  */
-static __always_inline void judge(struct __sk_buff *skb, const struct hbm_pkt *p, __s64 debt,
-				  struct hbm_result *r)
+static __always_inline void vqueue_refund(struct hbm_vqueue *q, __u64 len)
 {
-	bool deep_ok = p->len <= HBM_SMALL_PKT || r->turn;
-
-	if (debt > DROP_THRESH || (!deep_ok && debt > LARGE_DROP_THRESH)) {
-		r->drop = true;
-		r->cn = p->is_tcp && !p->ect;
-		r->turn = false;
-		return;
-	}
-	if (debt <= MARK_THRESH)
-		return;
-	if (p->ect && bpf_skb_ecn_set_ce(skb))
-		r->ce = true;
-	else if (p->is_tcp)
-		r->cn = hbm_chance(debt - MARK_THRESH, MARK_REGION);
-	else if (p->len > HBM_SMALL_PKT)
-		r->drop = true;
+	bpf_spin_lock(&q->lock);
+	q->credit += len;
+	bpf_spin_unlock(&q->lock);
 }
+
+/* The rules of the comment at the top, in bytes of debt. */
+static const struct hbm_rules credit_rules = {
+	.mark = MARK_THRESH, .large_drop = LARGE_DROP_THRESH, .drop = DROP_THRESH,
+	.other_drop = 0, .cn_chance = true, .small_other_pass = true,
+};
 
 SEC("cgroup_skb/egress")
 int hbm_credit(struct __sk_buff *skb)
@@ -195,12 +205,9 @@ int hbm_credit(struct __sk_buff *skb)
 	}
 
 	r.turn = in_turn(skb, &p);
-	judge(skb, &p, -credit, &r);
-	if (cfg->flags & HBM_F_NO_CN)
-		r.cn = false;
+	hbm_judge_pkt(skb, cfg, &credit_rules, &p, -credit, &r);
 	if (r.drop) {
-		/* What is not sent does not use the rate. */
-		__sync_fetch_and_add(&q->credit, p.len);
+		vqueue_refund(q, p.len);
 		hbm_debug(cfg, "drop len %llu credit %lld cn %d", p.len, credit, r.cn);
 	}
 	hbm_account(&p, &r, now, credit);

@@ -12,6 +12,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_endian.h>
 #include "hbm.h"
+#include "hbm_verdict.h"
 
 #define ETH_P_IP		0x0800
 #define ETH_P_IPV6		0x86DD
@@ -78,6 +79,7 @@ struct hbm_result {
 	bool cn;		/* ask TCP to reduce its cwnd */
 	bool ce;		/* CE was set in the IP header */
 	bool turn;		/* EDT: it leaves in its flow's turn */
+	bool exempt;		/* past the drop horizon, passed (hbm_verdict.h) */
 };
 
 static __always_inline struct hbm_config *hbm_get_config(void)
@@ -156,7 +158,7 @@ static __always_inline void hbm_tcp_info(struct __sk_buff *skb, struct hbm_pkt *
 	p->has_tcp_sock = true;
 	p->cwnd = tp->snd_cwnd;
 	p->srtt_us = tp->srtt_us >> 3;	/* the kernel keeps srtt << 3 */
-	p->in_flight = tp->packets_out - (tp->sacked_out + tp->lost_out) + tp->retrans_out;
+	p->in_flight = hbm_in_flight(tp->packets_out, tp->sacked_out, tp->lost_out, tp->retrans_out);
 	p->bytes_received = tp->bytes_received;
 }
 
@@ -180,12 +182,6 @@ static __always_inline void hbm_get_pkt(struct __sk_buff *skb, struct hbm_pkt *p
 		p->len += (__u64)(segs - 1) * p->hdr_len;
 	if (p->is_tcp)
 		hbm_tcp_info(skb, p);
-}
-
-/* Linear probability: true with probability x / range (0 <= x <= range). */
-static __always_inline bool hbm_chance(__u64 x, __u64 range)
-{
-	return range && bpf_get_prandom_u32() % range < x;
 }
 
 static __always_inline void hbm_count_exempt(void)
@@ -217,6 +213,30 @@ static __always_inline bool hbm_begin(struct __sk_buff *skb, struct hbm_config *
 		return false;
 	hbm_get_pkt(skb, p);
 	return true;
+}
+
+/*
+ * The verdict (include/hbm_verdict.h) on packet p at depth under rules, and
+ * CE set when it says so; HBM_F_NO_CN takes CN away.
+ */
+static __always_inline void hbm_judge_pkt(struct __sk_buff *skb, const struct hbm_config *cfg,
+					  const struct hbm_rules *rules,
+					  const struct hbm_pkt *p, __s64 depth,
+					  struct hbm_result *r)
+{
+	struct hbm_judged j = {
+		.depth = depth, .len = p->len, .is_tcp = p->is_tcp, .ect = p->ect,
+		.few_in_flight = p->has_tcp_sock && p->in_flight <= 1,
+		.in_turn = r->turn,
+		.chance = bpf_get_prandom_u32(),
+	};
+	struct hbm_verdict_flags v = hbm_judge(rules, &j);
+
+	r->drop = v.drop;
+	r->turn = r->turn && !v.drop;
+	r->cn = v.cn && !(cfg->flags & HBM_F_NO_CN);
+	r->ce = v.ce && bpf_skb_ecn_set_ce(skb);
+	r->exempt = v.exempt;
 }
 
 /* The program's return value: bit 0 lets the packet pass, bit 1 is CN. */

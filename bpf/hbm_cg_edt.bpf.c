@@ -36,16 +36,20 @@
  * one of two rounds, 3.5 ms in the other).
  *
  * How far ahead of now a packet leaves (for a packet on the clock, the
- * queueing delay a FIFO would give it) decides its fate:
+ * queueing delay a FIFO would give it) decides its fate (the verdict is
+ * include/hbm_verdict.h's, shared with credit mode and bpf_hbm):
  *
  *       pass         mark (CE)           drop (> 120 B)    drop
  *   ------------|-----------------------------|--------------|------>
  *      0       50 us                        480 us         500 us
  *
  *   up to 50 us ahead   pass.
- *   over 50 us ahead (the mark region): ECN-capable packets get CE. Others
- *     pass: fq delays them, TCP small queues keep each flow from queueing
- *     much more than two skbs, and the drop threshold bounds the rest.
+ *   over 50 us ahead (the mark region): ECN-capable packets get CE. Non-TCP
+ *     packets that are not ECN-capable are dropped if over 120 bytes, as in
+ *     2019 (which dropped small ones too, a ping next to a busy flow). Other
+ *     TCP packets pass: fq delays them, TCP small queues keep each flow from
+ *     queueing much more than two skbs, and the drop threshold bounds the
+ *     rest.
  *     (The 2019 sample also returned CN here at random, with a probability
  *     growing from 0 at 50 us to 1 at 480 us; with a real queue that cut
  *     cubic's cwnd far below the rate and cost 10-30% of it on veth.)
@@ -54,9 +58,10 @@
  *     for SYNs and ACKs. A dropped TCP skb is not lost: the transmit fails
  *     and TCP sends it again when an ACK comes.
  *   Except: a TCP flow with at most one packet in flight is never dropped.
- *     It gets CN instead, so that every flow keeps two packets in flight and
- *     its ACK clock running: with nothing in flight a failed transmit waits
- *     for TCP's probe timer (200 ms or more).
+ *     It gets CE if ECN-capable and CN if not instead (bpf_hbm does the
+ *     same), so that every flow keeps two packets in flight and its ACK
+ *     clock running: with nothing in flight a failed transmit waits for
+ *     TCP's probe timer (200 ms or more).
  *
  * The times above are those of the 2019 design, made for 10 Gbit/s NICs.
  * Each has a floor in bytes, so that at lower rates it grows (as 1/rate):
@@ -95,29 +100,22 @@ static __always_inline __u64 clock_take(struct hbm_vqueue *q, __u64 now, __u64 t
 	__u64 send;
 
 	bpf_spin_lock(&q->lock);
-	if (q->lasttime + burst_ns < now)
-		q->lasttime = now - burst_ns;	/* bound the idle credit */
+	q->lasttime = hbm_clamp_idle(q->lasttime, now, burst_ns);
 	send = q->lasttime;
 	q->lasttime += tx_ns;
 	bpf_spin_unlock(&q->lock);
 	return send;
 }
 
-/* The rules of the comment at the top, for a packet ahead ns ahead of now. */
-static __always_inline void judge(struct __sk_buff *skb, const struct hbm_pkt *p,
-				  __s64 ahead, const struct hbm_thresholds *t, struct hbm_result *r)
+/*
+ * What is not sent does not take time: move the clock back by it. Under
+ * the lock, as clock_take writes the clock back from what it read.
+ */
+static __always_inline void clock_refund(struct hbm_vqueue *q, __u64 tx_ns)
 {
-	if (hbm_past_horizon(ahead, p->len, t)) {
-		r->drop = true;
-		r->cn = p->is_tcp && !p->ect;
-	} else if (ahead > (__s64)t->mark && p->ect) {
-		r->ce = bpf_skb_ecn_set_ce(skb);
-	}
-	/* Keep two packets in flight: CN instead of a drop. */
-	if (r->drop && p->has_tcp_sock && p->in_flight <= 1) {
-		r->drop = false;
-		r->cn = true;
-	}
+	bpf_spin_lock(&q->lock);
+	q->lasttime -= tx_ns;
+	bpf_spin_unlock(&q->lock);
 }
 
 /* Per socket: its turn ahead of the cgroup's clock (the top comment). */
@@ -223,6 +221,7 @@ int hbm_edt(struct __sk_buff *skb)
 	struct hbm_config *cfg;
 	struct hbm_result r = {};
 	struct hbm_thresholds t;
+	struct hbm_rules rules;
 	struct hbm_pkt p = {};
 	struct hbm_vqueue *q;
 	__u64 now, send, depart, tx_ns;
@@ -242,12 +241,10 @@ int hbm_edt(struct __sk_buff *skb)
 		q->rate_seen = cfg->rate;
 	}
 
-	judge(skb, &p, ahead, &t, &r);
-	if (cfg->flags & HBM_F_NO_CN)
-		r.cn = false;
+	hbm_edt_rules(&rules, &t);
+	hbm_judge_pkt(skb, cfg, &rules, &p, ahead, &r);
 	if (r.drop) {
-		/* What is not sent does not take time. */
-		__sync_fetch_and_sub(&q->lasttime, tx_ns);
+		clock_refund(q, tx_ns);
 		hbm_debug(cfg, "drop len %llu ahead %lld ns cn %d", p.len, ahead, r.cn);
 	} else {
 		/* It replaces TCP's own departure time (its pacing). */

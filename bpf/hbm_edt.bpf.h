@@ -9,6 +9,8 @@
 #ifndef HBM_EDT_BPF_H
 #define HBM_EDT_BPF_H
 
+#include "hbm_verdict.h"
+
 #define HBM_NSEC_PER_USEC	1000ULL
 #define HBM_NSEC_PER_SEC	1000000000ULL
 #define HBM_KB			1000ULL
@@ -56,11 +58,23 @@ static __always_inline void hbm_get_thresholds(struct hbm_thresholds *t, __u64 r
 	t->drop = hbm_threshold_ns(HBM_DROP_NS, HBM_DROP_BYTES, rate);
 }
 
-/* Beyond the drop horizon: 500 us for all, 480 us for packets over 120 B. */
-static __always_inline bool hbm_past_horizon(__s64 ahead, __u64 len,
-					     const struct hbm_thresholds *t)
+/*
+ * The verdict's rules (include/hbm_verdict.h) at these thresholds, in ns
+ * ahead: as in 2019, non-TCP packets that are not ECN-capable are dropped
+ * past the mark threshold, but (as 2019's credit mode) only those over
+ * HBM_SMALL_PKT: 2019's EDT mode dropped a ping next to a busy TCP flow.
+ * Unlike 2019, TCP gets no CN by chance there (bpf/hbm_cg_edt.bpf.c says
+ * why).
+ */
+static __always_inline void hbm_edt_rules(struct hbm_rules *r, const struct hbm_thresholds *t)
 {
-	return ahead > (__s64)t->drop || (len > HBM_SMALL_PKT && ahead > (__s64)t->large_drop);
+	r->mark = t->mark;
+	r->large_drop = t->large_drop;
+	r->drop = t->drop;
+	r->other_drop = t->mark;
+	r->cn_chance = false;
+	r->keep_ack_clock = true;
+	r->small_other_pass = true;
 }
 
 #endif /* HBM_EDT_BPF_H */

@@ -85,7 +85,7 @@ struct hbm_stats {
  *   hbm_aggs     ARRAY  slot * HBM_AGGS + i -> aggregate i of that qdisc;
  *                       its first bytes are a struct hbm_agg_info
  */
-#define HBM_AGGS	256	/* aggregates per qdisc; entry 0 unused */
+#define HBM_AGGS	256	/* aggregates per qdisc; entry 0: the overflow */
 
 enum hbm_classify {
 	HBM_BY_CGROUP,		/* cgroup v2 id of the sending socket */
@@ -104,7 +104,7 @@ struct hbm_class {
 };
 
 struct hbm_agg_info {
-	__u64 id;		/* the key; aggregate 1 also takes the overflow */
+	__u64 id;		/* the key; aggregate 1 also takes unclassed overflow */
 	__u64 rate;		/* the rate its last packet saw (0: not limited) */
 	__u64 clock;		/* departure clock, ns (CLOCK_MONOTONIC) */
 	__u64 mark_ns;		/* the mark threshold at that rate */

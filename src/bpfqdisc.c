@@ -2,9 +2,7 @@
 /* bpfqdisc: load, list and unload BPF qdisc kinds. See usage() below. */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
-#include <sched.h>
 #include <net/if.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -276,29 +274,6 @@ static int cmd_params(int argc, char **argv)
 	return 0;
 }
 
-/* -n NAME: work in network namespace NAME, as ip -n and tc -n do. Only
- * the network namespace changes: /sys/fs/bpf stays visible, unlike under
- * "ip netns exec". */
-static int enter_netns(const char *name)
-{
-	char path[PATH_MAX];
-	int fd;
-
-	snprintf(path, sizeof(path), strchr(name, '/') ? "%s" : "/run/netns/%s", name);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		bq_err("no such network namespace '%s'", name);
-		return BQ_EXIT_USAGE;
-	}
-	if (setns(fd, CLONE_NEWNET)) {
-		bq_err("cannot enter network namespace '%s': %s", name, strerror(errno));
-		close(fd);
-		return BQ_EXIT_FAIL;
-	}
-	close(fd);
-	return 0;
-}
-
 int main(int argc, char **argv)
 {
 	static const struct { const char *name; int (*fn)(int, char **); } cmds[] = {
@@ -310,7 +285,7 @@ int main(int argc, char **argv)
 	bq_quiet_libbpf();
 	if (argc > 1 && (!strcmp(argv[1], "-n") || !strcmp(argv[1], "-netns") ||
 			 !strcmp(argv[1], "--netns"))) {
-		int err = argc > 2 ? enter_netns(argv[2]) : BQ_EXIT_USAGE;
+		int err = argc > 2 ? bq_enter_netns(argv[2]) : BQ_EXIT_USAGE;
 
 		if (argc <= 2)
 			bq_err("%s needs a network namespace name", argv[1]);

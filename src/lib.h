@@ -36,7 +36,13 @@ void bq_json_str(FILE *f, const char *s);
 void bq_prom_label(FILE *f, const char *s);
 
 /* Prints "bpfqdisc: <message>" on stderr. */
+/* The name bq_err puts first: "bpfqdisc", or the tool's. */
+extern const char *bq_prog_name;
 void bq_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* -n NAME: enter network namespace NAME (/run/netns/NAME, or a path), as
+ * ip -n does: only the network namespace changes, /sys/fs/bpf stays
+ * visible. 0, or prints and returns BQ_EXIT_USAGE / BQ_EXIT_FAIL. */
+int bq_enter_netns(const char *name);
 
 /* --- environment (sys.c) --- */
 /* libbpf's messages off unless LIBBPF_LOG is set: before any libbpf call. */

@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /* What the host must offer: capabilities, kernel support, bpffs. */
+#define _GNU_SOURCE	/* setns */
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,11 +33,13 @@
 #define SO_NETNS_COOKIE 71
 #endif
 
+const char *bq_prog_name = "bpfqdisc";
+
 void bq_err(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("bpfqdisc: ", stderr);
+	fprintf(stderr, "%s: ", bq_prog_name);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
@@ -125,6 +131,26 @@ int bq_ensure_bpffs(void)
 		bq_err("%s", why);
 		return BQ_EXIT_FAIL;
 	}
+	return 0;
+}
+
+int bq_enter_netns(const char *name)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	snprintf(path, sizeof(path), strchr(name, '/') ? "%s" : "/run/netns/%s", name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		bq_err("no such network namespace '%s'", name);
+		return BQ_EXIT_USAGE;
+	}
+	if (setns(fd, CLONE_NEWNET)) {
+		bq_err("cannot enter network namespace '%s': %s", name, strerror(errno));
+		close(fd);
+		return BQ_EXIT_FAIL;
+	}
+	close(fd);
 	return 0;
 }
 

@@ -66,7 +66,7 @@ hold_static_keys
 # (CE-marked packets), $CN (packets returned with CN), $EXEMPT (loopback
 # packets let through) and $LIMIT (the limit at the end, Mbit/s).
 ht() {
-	"$HT" -S "$@" >"$TMPD/ht.out" 2>&1 || fail "hbm-test $* failed: $(tail -5 "$TMPD/ht.out")"
+	"$HT" -S -o "$TMPD/run" "$@" >"$TMPD/ht.out" 2>&1 || fail "hbm-test $* failed: $(tail -5 "$TMPD/ht.out")"
 	# One awk for every number: processes start slowly under TCG.
 	eval "$(awk -F: '
 		/^AGGREGATE_GOODPUT:/ { g = $2 }
@@ -112,9 +112,9 @@ conform_done() {
 two_limits() {
 	"$HT" setup -q="$1"
 	shift
-	"$HT" -i=1 -r=40 -t=4 -O=1 -p=5201 "$@" >"$TMPD/a.out" 2>&1 &
+	"$HT" -i=1 -r=40 -t=4 -O=1 -p=5201 -o "$TMPD/a" "$@" >"$TMPD/a.out" 2>&1 &
 	a=$!
-	"$HT" -i=2 -r=80 -t=4 -O=1 -p=5301 "$@" >"$TMPD/b.out" 2>&1 &
+	"$HT" -i=2 -r=80 -t=4 -O=1 -p=5301 -o "$TMPD/b" "$@" >"$TMPD/b.out" 2>&1 &
 	b=$!
 	wait $a || fail "cgroup 1's run failed: $(tail -3 "$TMPD/a.out")"
 	wait $b || fail "cgroup 2's run failed: $(tail -3 "$TMPD/b.out")"

@@ -96,6 +96,22 @@ iperf_mbps() {
 # median: the median of the numbers on stdin (whitespace separated).
 median() { tr -s ' \t' '\n\n' | grep . | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
+# held_to DIR LIMIT WHAT: one TCP flow (iperf3, 3 s after 1 s left out)
+# from a process of cgroup v2 directory DIR in netns a to $B must get
+# 90-101% of LIMIT Mbit/s; WHAT names the case in the note and the failure.
+held_to() {
+	ip netns exec b iperf3 -s -1 >/dev/null 2>&1 &
+	srv=$!
+	sleep 0.3
+	json=$(in_cgroup "$1" ip netns exec a iperf3 -J -c $B -t 3 -O 1) ||
+		fail "$3: iperf3: $(echo "$json" | jq -r .error)"
+	wait $srv || true
+	g=$(echo "$json" | jq '.end.sum_received.bits_per_second / 1e6')
+	note "$3: $g Mbit/s under a class of $2"
+	awk -v g="$g" -v l="$2" 'BEGIN { exit !(g <= l * 1.01 && g >= l * 0.9) }' ||
+		fail "$3: $g Mbit/s, its class allows $2"
+}
+
 iperf_server() { ip netns exec "$1" iperf3 -s -D -1 >/dev/null; sleep 0.3; }
 
 # skb_slab: skbs allocated now. Shrinking first flushes the per-CPU slabs,

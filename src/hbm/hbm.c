@@ -32,12 +32,9 @@
 #include <unistd.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
-#include <sys/statfs.h>
-#include <linux/magic.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "hbm_tool.h"
-#include "pindir.h"
 #include "hbm_cg.skel.h"
 #include "hbm_cg_edt.skel.h"
 
@@ -73,17 +70,6 @@ struct run {
 
 static volatile sig_atomic_t stop;
 
-void hbm_err(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("hbm: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -99,7 +85,8 @@ static void usage(FILE *f)
 		"\n"
 		"  -d            print the BPF trace (on stderr)\n"
 		"  -l            also limit traffic over loopback\n"
-		"  -n <id>       cgroup /hbm<id> (default 1)\n"
+		"  -n <id>       cgroup /hbm<id> (default 1); not a network namespace\n"
+		"                as bpfqdisc's -n: that is --netns here\n"
 		"  -r <rate>     limit in Mbit/s, %d to %d (default %d)\n"
 		"  -s            print statistics at the end\n"
 		"  -j            the same as JSON\n"
@@ -176,57 +163,57 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case OPT_REMOVE: o->remove = true; break;
 		case OPT_NIC: o->nic = optarg; break;
 		case OPT_NETNS: o->netns = optarg; break;
-		case 'h': usage(stdout); exit(HBM_EXIT_OK);
+		case 'h': usage(stdout); exit(BQ_EXIT_OK);
 		case 'n':
 			if (parse_long(optarg, 0, MAX_ID, &v)) {
-				hbm_err("-n takes an id from 0 to %d, not '%s'", MAX_ID, optarg);
-				return HBM_EXIT_USAGE;
+				bq_err("-n takes an id from 0 to %d, not '%s'", MAX_ID, optarg);
+				return BQ_EXIT_USAGE;
 			}
 			o->id = v;
 			break;
 		case 'r':
 			if (parse_double(optarg, &o->rate_mbps) ||
 			    o->rate_mbps < HBM_MIN_RATE_MBPS || o->rate_mbps > HBM_MAX_RATE_MBPS) {
-				hbm_err("-r takes a rate from %d to %d Mbit/s, not '%s'",
+				bq_err("-r takes a rate from %d to %d Mbit/s, not '%s'",
 					HBM_MIN_RATE_MBPS, HBM_MAX_RATE_MBPS, optarg);
-				return HBM_EXIT_USAGE;
+				return BQ_EXIT_USAGE;
 			}
 			break;
 		case 't':
 			if (parse_long(optarg, 0, INT_MAX, &o->secs)) {
-				hbm_err("-t takes seconds (0 = until a signal), not '%s'", optarg);
-				return HBM_EXIT_USAGE;
+				bq_err("-t takes seconds (0 = until a signal), not '%s'", optarg);
+				return BQ_EXIT_USAGE;
 			}
 			break;
 		case OPT_NIC_RATE:
 			if (parse_double(optarg, &o->nic_mbps) || o->nic_mbps < HBM_MIN_RATE_MBPS ||
 			    o->nic_mbps > HBM_MAX_RATE_MBPS) {
-				hbm_err("--nic-rate takes a rate from %d to %d Mbit/s, not '%s'",
+				bq_err("--nic-rate takes a rate from %d to %d Mbit/s, not '%s'",
 					HBM_MIN_RATE_MBPS, HBM_MAX_RATE_MBPS, optarg);
-				return HBM_EXIT_USAGE;
+				return BQ_EXIT_USAGE;
 			}
 			break;
 		case ':':
-			hbm_err("option %s needs a value (see hbm -h)", argv[optind - 1]);
-			return HBM_EXIT_USAGE;
+			bq_err("option %s needs a value (see hbm -h)", argv[optind - 1]);
+			return BQ_EXIT_USAGE;
 		default:
-			hbm_err("unknown option %s (see hbm -h)", argv[optind - 1]);
-			return HBM_EXIT_USAGE;
+			bq_err("unknown option %s (see hbm -h)", argv[optind - 1]);
+			return BQ_EXIT_USAGE;
 		}
 	}
 	if (optind < argc)
 		o->prog = argv[optind++];
 	if (optind < argc) {
-		hbm_err("unexpected argument '%s' (see hbm -h)", argv[optind]);
-		return HBM_EXIT_USAGE;
+		bq_err("unexpected argument '%s' (see hbm -h)", argv[optind]);
+		return BQ_EXIT_USAGE;
 	}
 	if (o->wc && !o->nic) {
-		hbm_err("-w needs the NIC to watch: --nic DEV [--nic-rate MBPS] [--netns NAME]");
-		return HBM_EXIT_USAGE;
+		bq_err("-w needs the NIC to watch: --nic DEV [--nic-rate MBPS] [--netns NAME]");
+		return BQ_EXIT_USAGE;
 	}
 	if (o->nic && o->nic_mbps && o->nic_mbps < o->rate_mbps) {
-		hbm_err("--nic-rate %.0f is below the limit -r %.0f", o->nic_mbps, o->rate_mbps);
-		return HBM_EXIT_USAGE;
+		bq_err("--nic-rate %.0f is below the limit -r %.0f", o->nic_mbps, o->rate_mbps);
+		return BQ_EXIT_USAGE;
 	}
 	return 0;
 }
@@ -241,36 +228,16 @@ static int find_cgroup2(char *buf, size_t len)
 	int found = 0;
 
 	if (!f) {
-		hbm_err("cannot read /proc/self/mounts: %s", strerror(errno));
-		return HBM_EXIT_FAIL;
+		bq_err("cannot read /proc/self/mounts: %s", strerror(errno));
+		return BQ_EXIT_FAIL;
 	}
 	while (!found && fscanf(f, "%255s %4095s %63s %*[^\n]", dev, dir, type) == 3)
 		if (!strcmp(type, "cgroup2"))
 			found = snprintf(buf, len, "%s", dir) < (int)len;
 	fclose(f);
 	if (!found) {
-		hbm_err("no cgroup2 file system is mounted (mount -t cgroup2 none /sys/fs/cgroup)");
-		return HBM_EXIT_FAIL;
-	}
-	return 0;
-}
-
-static int ensure_bpffs(void)
-{
-	const char *root = "/sys/fs/bpf";
-	struct statfs st;
-	char why[512];
-
-	if ((statfs(root, &st) || st.f_type != BPF_FS_MAGIC) &&
-	    mount("bpf", root, "bpf", 0, "mode=0700")) {
-		hbm_err("bpffs is not mounted at %s and mounting it failed: %s", root,
-			strerror(errno));
-		return HBM_EXIT_FAIL;
-	}
-	/* The directory holds every id's pins: no one else may own or write it. */
-	if (bq_pin_dir(HBM_PIN_ROOT, why, sizeof(why))) {
-		hbm_err("%s%s", why, errno == EACCES || errno == EPERM ? " (hbm needs root)" : "");
-		return HBM_EXIT_FAIL;
+		bq_err("no cgroup2 file system is mounted (mount -t cgroup2 none /sys/fs/cgroup)");
+		return BQ_EXIT_FAIL;
 	}
 	return 0;
 }
@@ -278,18 +245,18 @@ static int ensure_bpffs(void)
 /* Step 1: the pin directory is the lock on the id. */
 static int claim_id(struct run *r, int id)
 {
-	snprintf(r->pin_dir, sizeof(r->pin_dir), "%s/hbm%d", HBM_PIN_ROOT, id);
+	snprintf(r->pin_dir, sizeof(r->pin_dir), "%s/hbm%d", BQ_PIN_ROOT, id);
 	if (!mkdir(r->pin_dir, 0700)) {
 		r->pin_dir_made = true;
 		return 0;
 	}
 	if (errno == EEXIST) {
-		hbm_err("id %d is in use: %s exists (another hbm, or one kept: hbm -n %d --remove)",
+		bq_err("id %d is in use: %s exists (another hbm, or one kept: hbm -n %d --remove)",
 			id, r->pin_dir, id);
-		return HBM_EXIT_USAGE;
+		return BQ_EXIT_USAGE;
 	}
-	hbm_err("cannot create %s: %s", r->pin_dir, strerror(errno));
-	return HBM_EXIT_FAIL;
+	bq_err("cannot create %s: %s", r->pin_dir, strerror(errno));
+	return BQ_EXIT_FAIL;
 }
 
 static int egress_progs(int cg_fd)
@@ -308,18 +275,18 @@ static int make_cgroup(struct run *r, const char *root, int id)
 	if (!mkdir(r->cg_path, 0755))
 		r->cg_made = true;
 	else if (errno != EEXIST) {
-		hbm_err("cannot create cgroup %s: %s", r->cg_path, strerror(errno));
-		return HBM_EXIT_FAIL;
+		bq_err("cannot create cgroup %s: %s", r->cg_path, strerror(errno));
+		return BQ_EXIT_FAIL;
 	}
 	r->cg_fd = open(r->cg_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (r->cg_fd < 0) {
-		hbm_err("cannot open cgroup %s: %s", r->cg_path, strerror(errno));
-		return HBM_EXIT_FAIL;
+		bq_err("cannot open cgroup %s: %s", r->cg_path, strerror(errno));
+		return BQ_EXIT_FAIL;
 	}
 	if (!r->cg_made && egress_progs(r->cg_fd) > 0) {
-		hbm_err("id %d is in use: cgroup %s already has an egress BPF program", id,
+		bq_err("id %d is in use: cgroup %s already has an egress BPF program", id,
 			r->cg_path);
-		return HBM_EXIT_USAGE;
+		return BQ_EXIT_USAGE;
 	}
 	return 0;
 }
@@ -355,8 +322,8 @@ static int open_object(struct run *r, struct opts *o)
 		r->obj = bpf_object__open_file(o->prog, NULL);
 	} else {
 		if (o->prog && strcmp(o->prog, "hbm_cg") && strcmp(o->prog, "hbm_cg_edt")) {
-			hbm_err("no BPF object %s (give a file, or hbm_cg or hbm_cg_edt)", o->prog);
-			return HBM_EXIT_USAGE;
+			bq_err("no BPF object %s (give a file, or hbm_cg or hbm_cg_edt)", o->prog);
+			return BQ_EXIT_USAGE;
 		}
 		if (o->prog)
 			name = o->prog;
@@ -364,8 +331,8 @@ static int open_object(struct run *r, struct opts *o)
 		r->obj = open_builtin(name);
 	}
 	if (!r->obj) {
-		hbm_err("cannot open BPF object %s: %s", o->prog ?: name, strerror(errno));
-		return HBM_EXIT_USAGE;
+		bq_err("cannot open BPF object %s: %s", o->prog ?: name, strerror(errno));
+		return BQ_EXIT_USAGE;
 	}
 	return 0;
 }
@@ -386,11 +353,11 @@ static bool map_layout_ok(struct bpf_object *obj, const char *name, __u32 value_
 	struct bpf_map *m = bpf_object__find_map_by_name(obj, name);
 
 	if (!m) {
-		hbm_err("the BPF object lacks the map %s", name);
+		bq_err("the BPF object lacks the map %s", name);
 		return false;
 	}
 	if (bpf_map__value_size(m) != value_size) {
-		hbm_err("the BPF object's %s has %u-byte values, this hbm expects %u "
+		bq_err("the BPF object's %s has %u-byte values, this hbm expects %u "
 			"(built with another include/hbm.h)", name, bpf_map__value_size(m), value_size);
 		return false;
 	}
@@ -401,7 +368,7 @@ static bool map_layout_ok(struct bpf_object *obj, const char *name, __u32 value_
 static int check_layout(struct run *r)
 {
 	return map_layout_ok(r->obj, "hbm_config", sizeof(struct hbm_config)) &&
-	       map_layout_ok(r->obj, "hbm_stats", sizeof(struct hbm_stats)) ? 0 : HBM_EXIT_USAGE;
+	       map_layout_ok(r->obj, "hbm_stats", sizeof(struct hbm_stats)) ? 0 : BQ_EXIT_USAGE;
 }
 
 static int load_object(struct run *r, const struct opts *o)
@@ -410,14 +377,14 @@ static int load_object(struct run *r, const struct opts *o)
 
 	r->prog = egress_program(r->obj);
 	if (!r->prog) {
-		hbm_err("the BPF object has no cgroup_skb/egress program");
-		return HBM_EXIT_USAGE;
+		bq_err("the BPF object has no cgroup_skb/egress program");
+		return BQ_EXIT_USAGE;
 	}
 	err = bpf_object__load(r->obj);
 	if (err) {
-		hbm_err("cannot load the BPF program: %s%s", strerror(-err),
+		bq_err("cannot load the BPF program: %s%s", strerror(-err),
 			o->debug ? "" : " (hbm -d shows the verifier log)");
-		return HBM_EXIT_FAIL;
+		return BQ_EXIT_FAIL;
 	}
 	r->config_fd = bpf_object__find_map_fd_by_name(r->obj, "hbm_config");
 	r->stats_fd = bpf_object__find_map_fd_by_name(r->obj, "hbm_stats");
@@ -434,8 +401,8 @@ static int write_config(struct run *r)
 	__u32 zero = 0;
 
 	if (bpf_map_update_elem(r->config_fd, &zero, &r->cfg, BPF_ANY)) {
-		hbm_err("cannot write the configuration map: %s", strerror(errno));
-		return HBM_EXIT_FAIL;
+		bq_err("cannot write the configuration map: %s", strerror(errno));
+		return BQ_EXIT_FAIL;
 	}
 	return 0;
 }
@@ -453,8 +420,8 @@ static int attach(struct run *r)
 
 	r->link = bpf_program__attach_cgroup(r->prog, r->cg_fd);
 	if (!r->link) {
-		hbm_err("cannot attach to cgroup %s: %s", r->cg_path, strerror(errno));
-		return HBM_EXIT_FAIL;
+		bq_err("cannot attach to cgroup %s: %s", r->cg_path, strerror(errno));
+		return BQ_EXIT_FAIL;
 	}
 	err = pin_path(path, sizeof(path), r, "link") ?: bpf_link__pin(r->link, path);
 	if (!err)
@@ -464,8 +431,8 @@ static int attach(struct run *r)
 		err = pin_path(path, sizeof(path), r, "stats") ?:
 		      bpf_obj_pin(r->stats_fd, path) ? -errno : 0;
 	if (err) {
-		hbm_err("cannot pin under %s: %s", r->pin_dir, strerror(-err));
-		return HBM_EXIT_FAIL;
+		bq_err("cannot pin under %s: %s", r->pin_dir, strerror(-err));
+		return BQ_EXIT_FAIL;
 	}
 	return 0;
 }
@@ -513,7 +480,7 @@ static int open_trace_pipe(void)
 		if (pass == 0)
 			mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL);
 	}
-	hbm_err("cannot open the BPF trace (trace_pipe): %s; going on without it", strerror(errno));
+	bq_err("cannot open the BPF trace (trace_pipe): %s; going on without it", strerror(errno));
 	return -1;
 }
 
@@ -550,8 +517,8 @@ static int wc_init(struct wc_state *w, struct run *r, const struct opts *o)
 	w->nic.name = o->nic;
 	w->nic.capacity_mbps = o->nic_mbps ? o->nic_mbps : hbm_nic_speed_mbps(o->nic);
 	if (w->nic.capacity_mbps <= 0) {
-		hbm_err("the link speed of %s is unknown: give --nic-rate MBPS", o->nic);
-		return HBM_EXIT_USAGE;
+		bq_err("the link speed of %s is unknown: give --nic-rate MBPS", o->nic);
+		return BQ_EXIT_USAGE;
 	}
 	err = hbm_nic_tx_bytes(o->nic, &w->nic.last_tx_bytes);
 	if (err)
@@ -597,7 +564,7 @@ static void wc_step(struct wc_state *w, struct run *r, bool debug)
 	r->cfg.rate = mbps_to_bytes(next);
 	write_config(r);
 	if (debug)
-		hbm_err("nic %.1f Mbit/s, cgroup %.1f Mbit/s: limit %.1f -> %.1f Mbit/s",
+		bq_err("nic %.1f Mbit/s, cgroup %.1f Mbit/s: limit %.1f -> %.1f Mbit/s",
 			nic_mbps, cg_mbps, limit, next);
 }
 
@@ -635,7 +602,7 @@ static void report(const struct run *r, const struct opts *o, int stats_fd)
 	if (!o->stats && !o->json)
 		return;
 	if (hbm_stats_read(stats_fd, &rep.s)) {
-		hbm_err("cannot read the statistics: %s", strerror(errno));
+		bq_err("cannot read the statistics: %s", strerror(errno));
 		return;
 	}
 	if (o->json)
@@ -661,7 +628,7 @@ static void unpin_all(const struct run *r)
 static void remove_cgroup(const char *path)
 {
 	if (rmdir(path) && errno == EBUSY)
-		hbm_err("cgroup %s still has processes: left in place, unlimited", path);
+		bq_err("cgroup %s still has processes: left in place, unlimited", path);
 }
 
 /* Undo everything, or with keep leave the link and maps pinned. */
@@ -669,7 +636,7 @@ static void cleanup(struct run *r, bool keep, int id)
 {
 	if (r->link && keep) {
 		bpf_link__disconnect(r->link);	/* the pin keeps it attached */
-		hbm_err("limit on %s kept; undo with: hbm -n %d --remove", r->cg_path, id);
+		bq_err("limit on %s kept; undo with: hbm -n %d --remove", r->cg_path, id);
 	} else if (r->pin_dir_made) {
 		unpin_all(r);
 	}
@@ -691,13 +658,13 @@ static int remove_kept(struct opts *o)
 	__u32 zero = 0;
 	int err, fd;
 
-	err = find_cgroup2(cg_root, sizeof(cg_root)) ?: ensure_bpffs();
+	err = find_cgroup2(cg_root, sizeof(cg_root)) ?: bq_ensure_bpffs();
 	if (err)
 		return err;
-	snprintf(r.pin_dir, sizeof(r.pin_dir), "%s/hbm%d", HBM_PIN_ROOT, o->id);
+	snprintf(r.pin_dir, sizeof(r.pin_dir), "%s/hbm%d", BQ_PIN_ROOT, o->id);
 	if (access(r.pin_dir, F_OK)) {
-		hbm_err("no kept hbm with id %d (%s does not exist)", o->id, r.pin_dir);
-		return HBM_EXIT_USAGE;
+		bq_err("no kept hbm with id %d (%s does not exist)", o->id, r.pin_dir);
+		return BQ_EXIT_USAGE;
 	}
 	fd = !pin_path(path, sizeof(path), &r, "config") ? bpf_obj_get(path) : -1;
 	if (fd >= 0) {
@@ -720,10 +687,10 @@ static int setup(struct run *r, struct opts *o)
 	char cg_root[PATH_MAX];
 
 	return find_cgroup2(cg_root, sizeof(cg_root)) ?:
-	       (o->netns ? hbm_enter_netns(o->netns) : 0) ?:
+	       (o->netns ? bq_enter_netns(o->netns) : 0) ?:
 	       open_object(r, o) ?:
 	       check_layout(r) ?:
-	       ensure_bpffs() ?:
+	       bq_ensure_bpffs() ?:
 	       claim_id(r, o->id) ?:
 	       make_cgroup(r, cg_root, o->id) ?:
 	       load_object(r, o) ?:
@@ -737,6 +704,7 @@ int main(int argc, char **argv)
 	struct opts o;
 	int err;
 
+	bq_prog_name = "hbm";
 	err = parse_opts(argc, argv, &o);
 	if (err)
 		return err;
@@ -756,7 +724,7 @@ int main(int argc, char **argv)
 		write_config(&r);
 		if (o.debug)
 			r.trace_fd = open_trace_pipe();
-		hbm_err("limiting cgroup %s to %g Mbit/s (%s mode)", r.cg_path, o.rate_mbps,
+		bq_err("limiting cgroup %s to %g Mbit/s (%s mode)", r.cg_path, o.rate_mbps,
 			o.edt ? "edt" : "credit");
 		err = run_loop(&r, &o);
 		report(&r, &o, r.stats_fd);

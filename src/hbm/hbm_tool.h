@@ -8,13 +8,12 @@
 #include <linux/types.h>
 #include "hbm.h"
 
-/* Exit codes: 1 = the environment or the kernel failed us, 2 = bad usage. */
-enum { HBM_EXIT_OK = 0, HBM_EXIT_FAIL = 1, HBM_EXIT_USAGE = 2 };
-
-#define HBM_PIN_ROOT "/sys/fs/bpf/bpfqdisc"
-
-/* Prints "hbm: <message>" on stderr. */
-void hbm_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/*
+ * From the src/ library (lib.h): bq_err ("hbm: <message>" once main sets
+ * bq_prog_name), BQ_EXIT_* (1 = the environment or the kernel failed us,
+ * 2 = bad usage), BQ_PIN_ROOT, bq_ensure_bpffs, bq_enter_netns.
+ */
+#include "lib.h"
 
 /* --- stats.c --- */
 /* Sums the per-CPU counters of the hbm_stats map fd into *out. */
@@ -37,8 +36,6 @@ struct hbm_nic {
 	double capacity_mbps;	/* what the NIC can send */
 	__u64 last_tx_bytes;
 };
-/* Enters network namespace name (as "ip netns"); 0 or prints and fails. */
-int hbm_enter_netns(const char *name);
 /* The NIC's counter of bytes sent; 0 or prints and fails. */
 int hbm_nic_tx_bytes(const char *dev, __u64 *bytes);
 /* Its link speed in Mbit/s, as ethtool reports it; <= 0 if unknown. */

@@ -2,9 +2,7 @@
 /* hbm: what work-conserving mode (-w) reads about the NIC. */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
-#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -16,31 +14,9 @@
 #include "hbm_tool.h"
 
 /*
- * Only the network namespace changes: bpffs and the cgroup tree stay those
- * of our mount namespace ("ip netns exec" would mount a /sys without
- * /sys/fs/bpf). /proc/self/net and new sockets follow the network namespace.
- */
-int hbm_enter_netns(const char *name)
-{
-	char path[PATH_MAX];
-	int fd;
-
-	snprintf(path, sizeof(path), "/run/netns/%s", name);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		hbm_err("no network namespace %s (%s): see ip netns list", name, strerror(errno));
-		return HBM_EXIT_USAGE;
-	}
-	if (setns(fd, CLONE_NEWNET)) {
-		hbm_err("cannot enter network namespace %s: %s", name, strerror(errno));
-		close(fd);
-		return HBM_EXIT_FAIL;
-	}
-	close(fd);
-	return 0;
-}
-
-/* /proc/self/net/dev: "  dev: rx_bytes rx_packets ... (8 rx fields) tx_bytes ...". */
+ * --netns (bq_enter_netns) changes only the network namespace: /proc/self/net
+ * follows it, while bpffs and the cgroup tree stay ours.
+ * /proc/self/net/dev: "  dev: rx_bytes rx_packets ... (8 rx fields) tx_bytes ...". */
 int hbm_nic_tx_bytes(const char *dev, __u64 *bytes)
 {
 	FILE *f = fopen("/proc/self/net/dev", "r");
@@ -48,8 +24,8 @@ int hbm_nic_tx_bytes(const char *dev, __u64 *bytes)
 	int found = 0;
 
 	if (!f) {
-		hbm_err("cannot read /proc/self/net/dev: %s", strerror(errno));
-		return HBM_EXIT_FAIL;
+		bq_err("cannot read /proc/self/net/dev: %s", strerror(errno));
+		return BQ_EXIT_FAIL;
 	}
 	while (!found && fgets(line, sizeof(line), f)) {
 		char *colon = strchr(line, ':'), *name = line;
@@ -69,8 +45,8 @@ int hbm_nic_tx_bytes(const char *dev, __u64 *bytes)
 	}
 	fclose(f);
 	if (!found) {
-		hbm_err("no device %s in this network namespace", dev);
-		return HBM_EXIT_USAGE;
+		bq_err("no device %s in this network namespace", dev);
+		return BQ_EXIT_USAGE;
 	}
 	return 0;
 }
