@@ -18,6 +18,7 @@
 # priority-7 socket has
 # a large buffer: the receiver's 256-packet ring is a FIFO, and a socket
 # whose packets all sit there has none left to go first.
+# vmtest: smp 2
 . "$(dirname "$0")/lib.sh"
 . "$TOP/selftests/progs/fq_lib.sh"
 

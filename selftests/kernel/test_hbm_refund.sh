@@ -11,6 +11,7 @@
 # and no less than 98% of the rate: each lost refund is bytes of the limit
 # lost for good.
 # Rate verdicts: run on the virtual clock (tools/vmtest --icount).
+# vmtest: smp 2
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/hbm_lib.sh"
 
