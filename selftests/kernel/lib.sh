@@ -66,6 +66,15 @@ veth_pair() {
 	ip -n b link set lo up
 }
 
+# quiet_va: no packets of the kernel's own on va (IPv6's router and
+# listener messages, ARP), so that a count of its qdisc's flows or packets
+# is the test's alone: IPv6 off and a permanent neighbour entry for $B.
+quiet_va() {
+	ip netns exec a sysctl -qw net.ipv6.conf.va.disable_ipv6=1
+	expect ip -n a neigh replace $B dev va nud permanent \
+		lladdr "$(ip -n b -j link show dev vb | jq -r '.[0].address')"
+}
+
 # mq_of KIND: mq as the root of a's va (made by veth_pair 4) with KIND on
 # each of its 4 queues.
 mq_of() {

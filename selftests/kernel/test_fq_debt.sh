@@ -20,9 +20,7 @@ load_fq
 veth_pair
 ip -n a link set va mtu 9000
 ip -n b link set vb mtu 9000
-ip netns exec a sysctl -qw net.ipv6.conf.va.disable_ipv6=1
-mac=$(ip -n b -j link show dev vb | jq -r '.[0].address')
-expect ip -n a neigh replace $B lladdr $mac dev va nud permanent
+quiet_va
 res=
 
 # drains: all 8000 datagrams left 2 s after they were sent (due after 1 s)?
