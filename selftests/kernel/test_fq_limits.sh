@@ -10,6 +10,7 @@
 
 load_fq
 veth_pair
+quiet_va # its drop counts are compared across reads: only the test sends
 slow_receiver
 maxq() { # samples qlen N times, prints the largest
 	m=0
