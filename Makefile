@@ -53,7 +53,7 @@ endif
 .DELETE_ON_ERROR:
 .PHONY: all deps test unit stress demo bench clean check-deps
 
-all: $(BIN)/bpfqdisc $(UNIT_TESTS) $(TEST_PROGS) $(TEST_BPF_OBJS) $(FUZZERS)
+all: $(BIN)/bpfqdisc $(BIN)/bpfqdisc_test $(UNIT_TESTS) $(TEST_PROGS) $(TEST_BPF_OBJS) $(FUZZERS)
 
 # The kernel matrix: make stress runs the kernel tests on the default test
 # kernel (.cache/kernel/default) and on each of these Debian kernels, which
@@ -81,7 +81,7 @@ $(OUTPUT)/%.bpf.o: bpf/%.bpf.c include/bpfqdisc.bpf.h include/bpfqdisc.h $(OUTPU
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@.tmp
 	$(Q)$(BPFTOOL) gen object $@ $@.tmp && rm -f $@.tmp
 
-$(OUTPUT)/%.bpf.o: selftests/bpf/%.bpf.c $(OUTPUT)/vmlinux.h | $(OUTPUT)
+$(OUTPUT)/%.bpf.o: selftests/bpf/%.bpf.c include/bpfqdisc.bpf.h include/bpfqdisc.h $(OUTPUT)/vmlinux.h | $(OUTPUT)
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
@@ -98,6 +98,23 @@ $(OUTPUT)/%.o: src/%.c $(wildcard src/*.h) include/bpfqdisc.h src/qdiscs.def $(O
 	$(Q)$(CC) $(CFLAGS) -Isrc -c $< -o $@
 
 $(BIN)/bpfqdisc: $(OUTPUT)/bpfqdisc.o $(LIB_OBJS) | $(BIN)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
+
+# The CLI of the kernel tests that load objects made to fail: the qdiscs of
+# selftests/bpf/qdiscs.def (src/qdiscs.def's and TEST_KINDS) in its registry.
+TEST_KINDS := toobig
+TEST_SKELS := $(patsubst %,$(OUTPUT)/%.skel.h,$(TEST_KINDS))
+$(OUTPUT)/test_skels.h: $(OUTPUT)/skels.h $(TEST_SKELS)
+	$(call msg,GEN,$@)
+	$(Q)printf '#include "%s"\n' $(notdir $^) > $@
+
+$(OUTPUT)/qdiscs_test.o: src/qdiscs.c src/lib.h src/qdiscs.def selftests/bpf/qdiscs.def $(OUTPUT)/test_skels.h | check-deps
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -Isrc -DBQ_QDISCS='"../selftests/bpf/qdiscs.def"' \
+		-DBQ_SKELS='"test_skels.h"' -c $< -o $@
+
+$(BIN)/bpfqdisc_test: $(OUTPUT)/bpfqdisc.o $(filter-out $(OUTPUT)/qdiscs.o,$(LIB_OBJS)) $(OUTPUT)/qdiscs_test.o | $(BIN)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
 

@@ -286,6 +286,7 @@ static int write_class(struct class_req *r)
 	bool add = !strcmp(r->verb, "add");
 	int err;
 
+	bq_stop_at("write");	/* test_slot_reuse replaces the qdisc here */
 	/* The slot was looked up earlier: a new qdisc may hold it now. */
 	if (!bq_instance_current(r->kind, &r->inst))
 		return replaced(r);

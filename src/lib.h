@@ -47,6 +47,12 @@ int bq_enter_netns(const char *name);
 /* --- environment (sys.c) --- */
 /* libbpf's messages off unless LIBBPF_LOG is set: before any libbpf call. */
 void bq_quiet_libbpf(void);
+/*
+ * A pause point for the tests: with BPFQDISC_STOP_AT=WHERE in the
+ * environment the CLI stops itself (SIGSTOP) at WHERE, so that a test can
+ * change the system there and let it go on (kill -CONT).
+ */
+void bq_stop_at(const char *where);
 enum bq_need { BQ_NEED_LOAD, BQ_NEED_READ };
 /* Each returns 0 or prints the problem and returns BQ_EXIT_FAIL. */
 int bq_check_caps(enum bq_need need);

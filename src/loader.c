@@ -418,17 +418,6 @@ static int reuse_map(const struct bq_kind *k, struct bpf_map *m)
 	return err;
 }
 
-/* Whether every map got its fd: then a load failure is the programs'. */
-static bool maps_created(const struct bpf_object *obj)
-{
-	struct bpf_map *m;
-
-	bpf_object__for_each_map(m, obj)
-		if (bpf_map__autocreate(m) && bpf_map__fd(m) < 0)
-			return false;
-	return true;
-}
-
 static int load_and_register(const struct bq_kind *k, struct bpf_object *obj,
 			     const struct bq_params *defaults)
 {
@@ -437,12 +426,19 @@ static int load_and_register(const struct bq_kind *k, struct bpf_object *obj,
 	__u32 zero = 0;
 	int err;
 
-	err = bpf_object__load(obj);
-	if ((err == -ENOMEM || err == -E2BIG) && !maps_created(obj)) {
+	/*
+	 * The maps first, then the programs, so that each failure is told by
+	 * its step: a failed load closes every map, and E2BIG is both an
+	 * array too large and a program too large for the verifier.
+	 */
+	err = bpf_object__prepare(obj);
+	if (err == -ENOMEM || err == -E2BIG) {
 		bq_err("cannot allocate the maps of %s: %s (try smaller --max-instances or --ring-slots)",
 		       k->kind, strerror(-err));
 		return BQ_EXIT_FAIL;
 	}
+	if (!err)
+		err = bpf_object__load(obj);
 	if (err) {
 		bq_err("cannot load %s: %s (LIBBPF_LOG=1 shows libbpf's and the verifier's log)",
 		       k->kind, err == -E2BIG ? "a program is too large for the verifier" : strerror(-err));

@@ -187,8 +187,11 @@ static int change_locked(struct qdisc_req *r)
 	err = build_params(r, &cur, &set);
 	if (err)
 		return err;
-	if (!bq_instance_current(r->kind, &inst))
-		return no_instance(r);
+	bq_stop_at("write");	/* test_slot_reuse replaces the qdisc here */
+	if (!bq_instance_current(r->kind, &inst)) {
+		bq_err("%s on %s was replaced meanwhile: run the change again", r->kind->kind, r->dev);
+		return BQ_EXIT_FAIL;
+	}
 	err = bq_write_params(r->kind, inst.slot, &set.val);
 	if (err) {
 		bq_err("cannot change %s on %s: %s", r->kind->kind, r->dev, strerror(-err));

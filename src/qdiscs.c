@@ -3,11 +3,17 @@
 #include <stdio.h>
 #include <string.h>
 #include "lib.h"
-#include "skels.h"	/* generated: the skeleton of every BPF object */
+
+/* The tests' CLI (bin/bpfqdisc_test) is built with lists of its own. */
+#ifndef BQ_QDISCS
+#define BQ_QDISCS "qdiscs.def"
+#define BQ_SKELS "skels.h"
+#endif
+#include BQ_SKELS	/* generated: the skeleton of every BPF object */
 
 const struct bq_kind bq_kinds[] = {
 #define BQ_QDISC(n, s) { #n, "bpf_" #n, s, n##__elf_bytes },
-#include "qdiscs.def"
+#include BQ_QDISCS
 #undef BQ_QDISC
 };
 const size_t bq_nkinds = sizeof(bq_kinds) / sizeof(bq_kinds[0]);

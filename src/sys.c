@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,6 +58,14 @@ static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list 
 void bq_quiet_libbpf(void)
 {
 	libbpf_set_print(libbpf_quiet);
+}
+
+void bq_stop_at(const char *where)
+{
+	const char *at = getenv("BPFQDISC_STOP_AT");
+
+	if (at && !strcmp(at, where))
+		raise(SIGSTOP);
 }
 
 static bool cap_effective(int cap)

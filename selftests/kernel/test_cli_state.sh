@@ -1,7 +1,10 @@
-# The CLI when the system is at fault: one line on stderr, exit 1, nothing
-# done. No kernel BTF (libbpf's own warnings stay quiet); a kind whose
-# instances cannot be read (unload refuses without --force, list fails);
-# a full class map (said so, not a bare E2BIG).
+# The CLI when the system is at fault: one line on stderr, non-zero exit,
+# nothing done. No kernel BTF (libbpf's own warnings stay quiet); a kind
+# whose instances cannot be read (unload refuses without --force, list
+# fails); a kind's directory that cannot be opened to lock it (said so, not
+# "another bpfqdisc is changing"); a program the verifier refuses as too
+# large (said so, not a map allocation failure); a full class map (said
+# so, not a bare E2BIG).
 . "$(dirname "$0")/lib.sh"
 PINS=/sys/fs/bpf/bpfqdisc
 
@@ -20,7 +23,22 @@ expect_err 1 "cannot read the instances of bpf_fifo" "$BQ" list
 mv "$PINS/fifo/bq_slots_moved" "$PINS/fifo/bq_slots"
 expect "$BQ" list >/dev/null
 expect_err 1 "bpf_fifo has 1 live qdisc" "$BQ" unload fifo
+
+# The kind's directory cannot be opened to lock it, and nobody holds the
+# lock: root without CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH may only
+# search (x) it.
+chmod 0100 "$PINS/fifo"
+expect_err 2 "cannot open $PINS/fifo to lock it: Permission denied" \
+	setpriv --bounding-set -dac_override,-dac_read_search "$BQ" -n a qdisc change dev va root limit 7
+chmod 0700 "$PINS/fifo"
 expect "$BQ" unload fifo --force
+
+# A program the verifier refuses as too large (E2BIG) after every map was
+# made: bpf_toobig (selftests/bpf/toobig.bpf.c), which only the tests' CLI
+# knows.
+expect_err 1 "cannot load bpf_toobig: a program is too large for the verifier" \
+	"$TOP/bin/bpfqdisc_test" load toobig
+[ ! -e "$PINS/toobig/link" ] || fail "bpf_toobig is registered"
 
 # A full class map: one instance's worth of classes (HBM_AGGS, 256).
 expect "$BQ" load hbm --max-instances 1

@@ -1,0 +1,70 @@
+# A write to a slot looked up earlier, whose qdisc tc deleted in between
+# and replaced by another in the same slot: `qdisc change` and `class add`
+# refuse it by the slot's generation, and the new qdisc keeps its defaults
+# and has no class. The kinds are loaded with one slot, so the new qdisc
+# must take the old one's. BPFQDISC_STOP_AT=write stops the CLI between its
+# lookup and its write (bq_stop_at); the test replaces the qdisc there and
+# lets it go on.
+. "$(dirname "$0")/lib.sh"
+PINS=/sys/fs/bpf/bpfqdisc
+
+# wait_stopped PID: until PID is stopped (state T), up to 20 s.
+wait_stopped() {
+	i=0
+	until [ "$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null)" = T ]; do
+		i=$((i + 1))
+		[ $i -le 200 ] && [ -e "/proc/$1" ] || return 1
+		sleep 0.1
+	done
+}
+
+# replaced_meanwhile KIND CMD...: CMD (a bpfqdisc writer in netns a) is
+# stopped before its write while va's root KIND is made anew by tc; its
+# exit status in $rc, its stderr in $out.
+replaced_meanwhile() {
+	kind=$1
+	shift
+	err=$(mktemp)
+	BPFQDISC_STOP_AT=write "$@" 2>"$err" &
+	pid=$!
+	wait_stopped $pid || fail "'$*' did not stop before its write: $(cat "$err")"
+	expect ip netns exec a tc qdisc del dev va root
+	expect ip netns exec a tc qdisc add dev va root "$kind"
+	kill -CONT $pid
+	set +e
+	wait $pid
+	rc=$?
+	set -e
+	out=$(cat "$err")
+	note "$kind: '$*' with its qdisc replaced: exit $rc: $out"
+}
+
+# refused WHAT: the writer failed, in one line saying its qdisc was replaced.
+refused() {
+	[ "$rc" != 0 ] || fail "$1 succeeded on the qdisc that replaced its own"
+	[ "$(echo "$out" | wc -l)" = 1 ] || fail "$1 printed more than one line: $out"
+	echo "$out" | grep -q "on va was replaced meanwhile" ||
+		fail "$1 said '$out', expected that its qdisc was replaced"
+}
+
+veth_pair
+
+# qdisc change: the new bpf_fq keeps the default limit (10000).
+expect "$BQ" load fq --max-instances 1
+expect "$BQ" -n a qdisc add dev va root bpf_fq limit 500
+replaced_meanwhile bpf_fq "$BQ" -n a qdisc change dev va root limit 1234
+limit=$("$BQ" -n a qdisc show dev va -j | jq '.[0].options.limit')
+[ "$limit" = 10000 ] || fail "the new bpf_fq has limit $limit: the change meant for the old one reached it"
+refused "qdisc change"
+expect ip netns exec a tc qdisc del dev va root
+expect "$BQ" unload fq
+
+# class add: the new bpf_hbm has no class (hbm_classes stays empty).
+expect "$BQ" load hbm --max-instances 1
+expect "$BQ" -n a qdisc add dev va root bpf_hbm classify 1
+replaced_meanwhile bpf_hbm "$BQ" -n a class add dev va mark 5 rate 10mbit
+classes=$(bpftool map dump pinned "$PINS/hbm/hbm_classes" -j | jq length)
+[ "$classes" = 0 ] || fail "hbm_classes holds $classes class(es): the class meant for the old qdisc reached the new one"
+refused "class add"
+expect ip netns exec a tc qdisc del dev va root
+expect "$BQ" unload hbm
