@@ -164,8 +164,8 @@ static __always_inline void hbm_tcp_info(struct __sk_buff *skb, struct hbm_pkt *
 
 /*
  * skb->len is one IP packet, or for GSO one set of headers plus all the
- * payload: count the headers of every segment it will become, so that the
- * rate is what goes on the wire at the IP layer.
+ * payload: count the headers of every segment it will become (hbm_ip_bytes),
+ * so that the rate is what goes on the wire at the IP layer.
  */
 static __always_inline void hbm_get_pkt(struct __sk_buff *skb, struct hbm_pkt *p)
 {
@@ -178,8 +178,7 @@ static __always_inline void hbm_get_pkt(struct __sk_buff *skb, struct hbm_pkt *p
 	p->is_tcp = proto == IPPROTO_TCP;
 	p->ect = ecn != 0;
 	p->hdr_len = l4_off + hbm_l4_hdr_len(skb, l4_off, proto);
-	if (segs > 1)
-		p->len += (__u64)(segs - 1) * p->hdr_len;
+	p->len = hbm_ip_bytes(skb->len, segs, p->hdr_len);
 	if (p->is_tcp)
 		hbm_tcp_info(skb, p);
 }

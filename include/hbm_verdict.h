@@ -4,7 +4,8 @@
  * and EDT cgroup egress programs (bpf/hbm_cg.bpf.c, bpf/hbm_cg_edt.bpf.c)
  * and the bpf_hbm qdisc (bpf/hbm.bpf.c). A pure function of the packet and
  * how deep its virtual queue is; each program applies what it can (a qdisc
- * cannot return CN, and its CE comes from hbm_mark).
+ * cannot return CN, and its CE comes from hbm_mark). With it the IP bytes
+ * a packet counts (hbm_ip_bytes), from what each program's context has.
  *
  * Depth is the queue a FIFO would hold ahead of the packet: bytes of debt
  * in credit mode, ns ahead of now in EDT mode. The rules, as in 2019:
@@ -61,6 +62,18 @@ static __always_inline __u32 hbm_in_flight(__u32 packets_out, __u32 sacked_out, 
 					   __u32 retrans_out)
 {
 	return packets_out - (sacked_out + lost_out) + retrans_out;
+}
+
+/*
+ * The IP bytes a packet counts (include/hbm.h: every segment as it will be
+ * on the wire): a GSO packet holds one segment's headers and the payload of
+ * all, so the other segs - 1 segments add their headers. first: the IP bytes
+ * of the packet as it is; seg_hdr: one segment's IP and transport headers.
+ * The cgroup programs parse seg_hdr, the qdisc derives it from tc's pkt_len.
+ */
+static __always_inline __u64 hbm_ip_bytes(__u32 first, __u32 segs, __u32 seg_hdr)
+{
+	return segs > 1 ? first + (__u64)(segs - 1) * seg_hdr : first;
 }
 
 /* An idle clock falls behind now by at most burst: idle credit is bounded. */

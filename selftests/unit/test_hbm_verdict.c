@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * HBM's verdict table (include/hbm_verdict.h), which every HBM program
- * calls: the 2019 rules of each mode, and one answer for packets exempt
- * from the drop horizon.
+ * calls: the 2019 rules of each mode, one answer for packets exempt from
+ * the drop horizon, and the IP bytes a packet counts.
  */
 #include <stdbool.h>
 #include <linux/types.h>
@@ -107,6 +107,27 @@ static void exempt(void)
 	EXPECT(v.drop && !v.exempt, "only TCP is exempt");
 }
 
+/*
+ * IP bytes: both programs' inputs for one TSO packet of 10 segments, 1448
+ * bytes of TCP payload each, 20 + 32 bytes of IP and TCP headers, over
+ * Ethernet (14 bytes): the cgroup program parses 52 header bytes, the qdisc
+ * derives them from tc's pkt_len (qdisc_pkt_len_init). Both count 10 wire
+ * packets of 1500 bytes.
+ */
+static void ip_bytes(void)
+{
+	__u32 first = 52 + 10 * 1448, mac = 14, skb_len = mac + first;
+	__u32 pkt_len = skb_len + 9 * (mac + 52);
+
+	EXPECT(hbm_ip_bytes(first, 10, 52) == 15000, "cgroup: 10 segments of 1500 bytes");
+	EXPECT(hbm_ip_bytes(skb_len - mac, 10, (pkt_len - skb_len) / 9 - mac) == 15000,
+	       "qdisc: the same from pkt_len");
+	EXPECT(hbm_ip_bytes(1500, 1, 52) == 1500, "one segment: its length");
+	EXPECT(hbm_ip_bytes(1500, 0, 52) == 1500, "segments not counted (0): one");
+	EXPECT(hbm_ip_bytes(60000, 65535, 65535) == 60000 + 65534ULL * 65535,
+	       "no 32-bit overflow");
+}
+
 int main(void)
 {
 	unit_file = "hbm_verdict";
@@ -115,5 +136,6 @@ int main(void)
 	RUN(cn_by_chance);
 	RUN(edt_mode);
 	RUN(exempt);
+	RUN(ip_bytes);
 	return unit_failed;
 }

@@ -157,10 +157,10 @@ void hbm_report_json(FILE *f, const struct hbm_report *r)
 
 	compute(r, &v);
 	fprintf(f, "{\"id\":%d,\"mode\":\"%s\",\"limit_mbps\":%.3f,\"rate_mbps\":%.3f,"
-		"\"duration\":%.3f,\"packets\":%llu,\"bytes_MB\":%.3f,"
+		"\"duration\":%.3f,\"packets\":%llu,\"bytes\":%llu,\"bytes_MB\":%.3f,"
 		"\"pkts_dropped\":%llu,\"bytes_dropped_MB\":%.3f,",
 		r->id, r->edt ? "edt" : "credit", r->limit_mbps, v.rate_mbps, v.duration_s,
-		(unsigned long long)s->pkts, s->bytes / 1e6,
+		(unsigned long long)s->pkts, (unsigned long long)s->bytes, s->bytes / 1e6,
 		(unsigned long long)s->pkts_dropped, s->bytes_dropped / 1e6);
 	fprintf(f, "\"pkts_marked_percent\":%.3f,\"bytes_marked_percent\":%.3f,"
 		"\"pkts_dropped_percent\":%.3f,\"bytes_dropped_percent\":%.3f,"
