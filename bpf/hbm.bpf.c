@@ -227,26 +227,29 @@ static __always_inline u64 agg_key(const struct bq_instance *q, struct sk_buff *
  * IP bytes, what rates count (hbm_ip_bytes): tc's pkt_len is skb->len, link
  * layer and one segment's headers included, plus segs - 1 more copies of the
  * link-layer, IP and transport headers (qdisc_pkt_len_init). A GSO packet
- * that has not counted its segments yet (gso_segs 0: SKB_GSO_DODGY, from a
- * guest) counts as one.
+ * whose segments are counted in pkt_len only (gso_segs 0: SKB_GSO_DODGY,
+ * from a guest) counts pkt_len, over by their link-layer headers; packets
+ * that are not GSO have gso_segs 0 or 1 and pkt_len == skb->len.
  */
 static __always_inline u64 ip_len(struct sk_buff *skb)
 {
-	u32 len = skb->len, mac_len, seg_hdr = 0;
+	u32 len = skb->len, pkt_len = bq_pkt_len(skb), mac_len, seg_hdr = 0;
 	u64 shinfo;
 	u16 segs = 1;
 
 	mac_len = (u16)(skb->network_header - skb->mac_header);
-	if (len <= mac_len)
+	if (len <= mac_len || pkt_len < len)
 		return len;
 	shinfo = (u64)BPF_CORE_READ(skb, head) + BPF_CORE_READ(skb, end);
 	if (bpf_probe_read_kernel(&segs, sizeof(segs),
 				  (void *)(shinfo + bpf_core_field_offset(struct skb_shared_info,
 									  gso_segs))))
 		segs = 1;
-	if (segs > 1 && bq_pkt_len(skb) > len) {
+	if (!segs)
+		return pkt_len - mac_len;
+	if (segs > 1) {
 		/* Division only here: a GSO packet stands for segs wire packets. */
-		u32 hdr = (bq_pkt_len(skb) - len) / (segs - 1);
+		u32 hdr = (pkt_len - len) / (segs - 1);
 
 		seg_hdr = hdr > mac_len ? hdr - mac_len : 0;
 	}
