@@ -76,12 +76,12 @@ $(OUTPUT)/vmlinux.h: $(VMLINUX_BTF) | $(OUTPUT) check-deps
 	$(call msg,GEN,$@)
 	$(Q)$(BPFTOOL) btf dump file $< format c > $@
 
-$(OUTPUT)/%.bpf.o: bpf/%.bpf.c include/bpfqdisc.bpf.h include/bpfqdisc.h $(OUTPUT)/vmlinux.h | $(OUTPUT)
+$(OUTPUT)/%.bpf.o: bpf/%.bpf.c $(wildcard include/bq/*.bpf.h) include/bpfqdisc.h $(OUTPUT)/vmlinux.h | $(OUTPUT)
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@.tmp
 	$(Q)$(BPFTOOL) gen object $@ $@.tmp && rm -f $@.tmp
 
-$(OUTPUT)/%.bpf.o: selftests/bpf/%.bpf.c $(OUTPUT)/vmlinux.h | $(OUTPUT)
+$(OUTPUT)/%.bpf.o: selftests/bpf/%.bpf.c $(wildcard include/bq/*.bpf.h) include/bpfqdisc.h $(OUTPUT)/vmlinux.h | $(OUTPUT)
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 

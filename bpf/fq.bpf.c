@@ -52,10 +52,9 @@
  * orphan an skb, or set CE. ce_threshold therefore only counts the packets
  * sch_fq would have marked (marks). See docs/fq.md.
  */
-#define BQ_NO_FIFO
-#define BQ_WANT_POOL
-#define BQ_WANT_TIMEQ
-#include "bpfqdisc.bpf.h"
+#include "bq/core.bpf.h"
+#include "bq/pool.bpf.h"
+#include "bq/timeq.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 

@@ -69,10 +69,9 @@
  * aggregate), aggregates in a per-instance region of hbm_aggs, found by key
  * through hbm_agg_ids. Nothing is allocated per packet.
  */
-#define BQ_NO_FIFO
-#define BQ_WANT_POOL
-#define BQ_WANT_TIMEQ
-#include "bpfqdisc.bpf.h"
+#include "bq/core.bpf.h"
+#include "bq/pool.bpf.h"
+#include "bq/timeq.bpf.h"
 #include <bpf/bpf_endian.h>
 #include "hbm.h"
 #include "hbm_verdict.h"
