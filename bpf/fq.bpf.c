@@ -200,17 +200,12 @@ static __always_inline u32 fq_prio2band(const struct bq_params *p, u32 prio)
 
 static __always_inline struct fq_flow *fq_flow(const struct bq_instance *q, u32 idx)
 {
-	u32 key = q->slot * bq_ring_slots + (idx & (bq_ring_slots - 1));
-
-	return bpf_map_lookup_elem(&fq_flows, &key);
+	return bq_region_lookup(&fq_flows, q, bq_ring_slots, idx);
 }
 
 static __always_inline u32 *fq_bucket(const struct bq_instance *q, u64 fkey)
 {
-	u32 key = q->slot * bq_ring_slots +
-		  ((u32)((fkey * 0x9E3779B97F4A7C15ULL) >> 32) & (bq_ring_slots - 1));
-
-	return bpf_map_lookup_elem(&fq_buckets, &key);
+	return bq_region_lookup(&fq_buckets, q, bq_ring_slots, bq_hash32(fkey));
 }
 
 static __always_inline u32 fq_age_now(u64 now)

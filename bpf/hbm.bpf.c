@@ -96,7 +96,8 @@ char LICENSE[] SEC("license") = "GPL";
 #define TIMER_SLACK_NS		(10 * HBM_NSEC_PER_USEC)
 #define RATE_WINDOW_NS		(100 * 1000 * HBM_NSEC_PER_USEC)
 
-#define HBM_FLOWS		16	/* flow queues per aggregate */
+#define HBM_FLOWS_BITS		4
+#define HBM_FLOWS		(1 << HBM_FLOWS_BITS)	/* flow queues per aggregate */
 #define HBM_PROBES		4	/* of them, those a socket may take */
 #define HBM_QUANTUM		3028	/* IP bytes per turn: 2 MTU, as fq */
 /* Turns until some flow may send: 16 flows owing a 64 KB GSO skb each. */
@@ -292,9 +293,7 @@ static __always_inline struct hbm_verdict_flags judge(struct sk_buff *skb, u64 l
 
 static __always_inline struct hbm_agg *agg_at(const struct bq_instance *q, u32 idx)
 {
-	u32 key = q->slot * HBM_AGGS + (idx & (HBM_AGGS - 1));
-
-	return bpf_map_lookup_elem(&hbm_aggs, &key);
+	return bq_region_lookup(&hbm_aggs, q, HBM_AGGS, idx);
 }
 
 /*
@@ -412,7 +411,7 @@ static __always_inline bool agg_schedule(struct bq_instance *q, struct hbm_agg *
 static __always_inline u32 flow_of(struct hbm_agg *a, struct sk_buff *skb)
 {
 	u64 owner = (u64)BPF_CORE_READ(skb, sk) ?: BPF_CORE_READ(skb, hash);
-	u32 home = (owner * 0x9E3779B97F4A7C15ULL) >> 60, free = HBM_FLOWS, i, k;
+	u32 home = bq_hash32(owner) >> (32 - HBM_FLOWS_BITS), free = HBM_FLOWS, i, k;
 	struct hbm_flowq *f;
 
 	for (i = 0; i < HBM_PROBES; i++) {

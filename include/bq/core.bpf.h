@@ -120,6 +120,33 @@ static __always_inline u32 bq_pkt_len(const struct sk_buff *skb)
 }
 
 /*
+ * The key of entry idx of instance q's region in a BQ_SLOT_MAP of n entries
+ * per slot (n a power of two). idx wraps within the region, which also
+ * bounds the key for the verifier.
+ */
+static __always_inline u32 bq_region_key(const struct bq_instance *q, u32 n, u32 idx)
+{
+	return q->slot * n + (idx & (n - 1));
+}
+
+/* Entry idx of q's region of map (n per slot), or NULL. */
+#define bq_region_lookup(map, q, n, idx)				\
+	({								\
+		u32 __bq_key = bq_region_key(q, n, idx);		\
+									\
+		bpf_map_lookup_elem(map, &__bq_key);			\
+	})
+
+/*
+ * Fibonacci hashing: key times 2^64 / golden ratio, whose high bits depend
+ * on every bit of key (pointers and counters alike); the top 32 of them.
+ */
+static __always_inline u32 bq_hash32(u64 key)
+{
+	return (key * 0x9E3779B97F4A7C15ULL) >> 32;
+}
+
+/*
  * The instance's slot is kept in Qdisc.limit: BPF cannot reach qdisc_priv(),
  * and limit is the one per-qdisc word it may write that the kernel never
  * reads for a BPF qdisc. Two ARRAY lookups, which the verifier inlines, and

@@ -46,9 +46,7 @@ struct bq_skbq {
 
 static __always_inline struct bq_pkt *bq_pkt(const struct bq_instance *q, u32 idx)
 {
-	u32 key = q->slot * bq_ring_slots + (idx & (bq_ring_slots - 1));
-
-	return bpf_map_lookup_elem(&bq_pool, &key);
+	return bq_region_lookup(&bq_pool, q, bq_ring_slots, idx);
 }
 
 /* An unused entry, or 0 when the instance's region is full. */

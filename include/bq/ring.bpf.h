@@ -26,9 +26,7 @@ struct bq_ring {
 static __always_inline struct bq_skb_slot *bq_ring_slot(const struct bq_instance *q,
 							u32 idx)
 {
-	u32 key = q->slot * bq_ring_slots + (idx & (bq_ring_slots - 1));
-
-	return bpf_map_lookup_elem(&bq_ring, &key);
+	return bq_region_lookup(&bq_ring, q, bq_ring_slots, idx);
 }
 
 static __always_inline u32 bq_ring_len(const struct bq_ring *r)

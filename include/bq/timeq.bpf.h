@@ -33,9 +33,7 @@ struct bq_tq {
 
 static __always_inline struct bq_tq_ent *bq_tq_ent(const struct bq_instance *q, u32 i)
 {
-	u32 key = q->slot * bq_ring_slots + (i & (bq_ring_slots - 1));
-
-	return bpf_map_lookup_elem(&bq_timeq, &key);
+	return bq_region_lookup(&bq_timeq, q, bq_ring_slots, i);
 }
 
 /* 0, or -ENOSPC when the instance's heap is full. */
