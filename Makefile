@@ -103,7 +103,7 @@ $(BIN)/bpfqdisc: $(OUTPUT)/bpfqdisc.o $(LIB_OBJS) | $(BIN)
 
 $(BIN)/test_%: selftests/unit/test_%.c $(LIB_OBJS) | $(BIN)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) -Isrc $^ $(LDLIBS) -o $@
+	$(Q)$(CC) $(CFLAGS) -Isrc $(filter-out %.h,$^) $(LDLIBS) -o $@
 
 $(BIN)/%: selftests/progs/%.c | $(BIN)
 	$(call msg,CC,$@)
@@ -212,3 +212,5 @@ install-hbm: $(BIN)/hbm
 	$(call msg,INSTALL,$(DESTDIR)$(SBINDIR)/hbm)
 	$(Q)$(INSTALL) -d $(DESTDIR)$(SBINDIR)
 	$(Q)$(INSTALL) -m 0755 $(BIN)/hbm $(DESTDIR)$(SBINDIR)/hbm
+# The framework parts tested natively (selftests/unit/test_parts.c).
+$(BIN)/test_parts: include/bq/ids.bpf.h include/bq/list.bpf.h

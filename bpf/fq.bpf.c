@@ -55,6 +55,8 @@
 #include "bq/core.bpf.h"
 #include "bq/pool.bpf.h"
 #include "bq/timeq.bpf.h"
+#include "bq/ids.bpf.h"
+#include "bq/list.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -128,7 +130,7 @@ struct fq_flow {
 	__u64 throttled_until;	/* while throttled: its key in the heap */
 	struct bq_skbq q;	/* its packets, in departure order */
 	__s32 credit;
-	__u32 next, prev;	/* in new, old or detached list; free list */
+	struct bq_link link;	/* in new, old or detached list; free list (next) */
 	__u32 hnext;		/* hash chain */
 	__u32 socket_hash;	/* sk_hash when created: detects reuse */
 	__u32 age;		/* empty since, ns >> 20: for the collector */
@@ -137,13 +139,9 @@ struct fq_flow {
 	__u8 band;		/* of its latest packet: the lists it goes on */
 };
 
-struct fq_list {
-	__u32 head, tail;
-};
-
 /* sch_fq's bands: each its own round robin, served by WRR of credit. */
 struct fq_band {
-	struct fq_list new_flows, old_flows;
+	struct bq_list new_flows, old_flows;
 	__s32 credit;
 	__u32 pad;
 };
@@ -157,9 +155,8 @@ struct fq_sched {
 	__u32 band_nr;			/* the band being served */
 	__u32 band_pkts[FQ_BANDS];	/* queued in each, fast path apart */
 	__u32 gc_checked;		/* age (ns >> 20) of the last GC check */
-	struct fq_list detached;	/* LRU: oldest first */
-	__u32 flow_free;		/* free flow entries, linked by next */
-	__u32 flow_hwm;			/* highest entry ever used */
+	struct bq_list detached;	/* LRU: oldest first */
+	struct bq_ids flow_ids;		/* flow entries in use; free ones linked by link.next */
 	__u64 time_next_delayed_flow;	/* FQ_NONE: nothing throttled */
 	__u64 sk_scratch;		/* see fq_sk_key() */
 };
@@ -227,35 +224,7 @@ static __always_inline u64 fq_sk_key(struct fq_sched *st, struct sock *sk)
 
 /* --- flow lists (doubly linked through the flow array) ----------------- */
 
-static __always_inline void fq_list_add_tail(const struct bq_instance *q, struct fq_list *l,
-					     struct fq_flow *f, u32 idx)
-{
-	struct fq_flow *t;
-
-	f->next = 0;
-	f->prev = l->tail;
-	if (l->tail && (t = fq_flow(q, l->tail)))
-		t->next = idx;
-	else
-		l->head = idx;
-	l->tail = idx;
-}
-
-static __always_inline void fq_list_del(const struct bq_instance *q, struct fq_list *l,
-					struct fq_flow *f, u32 idx)
-{
-	struct fq_flow *n;
-
-	if (f->prev && (n = fq_flow(q, f->prev)))
-		n->next = f->next;
-	else
-		l->head = f->next;
-	if (f->next && (n = fq_flow(q, f->next)))
-		n->prev = f->prev;
-	else
-		l->tail = f->prev;
-	f->next = f->prev = 0;
-}
+BQ_LIST_OPS(fq_list, struct fq_flow, fq_flow)
 
 /* --- flow table --------------------------------------------------------- */
 
@@ -265,7 +234,7 @@ static __always_inline void fq_list_del(const struct bq_instance *q, struct fq_l
  * then it stays, rather than leave a chain through a free entry.
  */
 static __always_inline bool fq_flow_free(const struct bq_instance *q, struct fq_sched *st,
-					 struct fq_list *l, struct fq_flow *f, u32 idx)
+					 struct bq_list *l, struct fq_flow *f, u32 idx)
 {
 	u32 *b = fq_bucket(q, f->key), cur, i;
 	struct fq_flow *c;
@@ -294,8 +263,7 @@ static __always_inline bool fq_flow_free(const struct bq_instance *q, struct fq_
 		return false;
 	fq_list_del(q, l, f, idx);
 	f->state = F_FREE;
-	f->next = st->flow_free;
-	st->flow_free = idx;
+	bq_ids_put(&st->flow_ids, &f->link.next, idx);
 	return true;
 }
 
@@ -310,7 +278,7 @@ static __always_inline bool fq_flow_free(const struct bq_instance *q, struct fq_
  */
 static __always_inline struct fq_flow *fq_idle_flow(const struct bq_instance *q,
 						    struct fq_sched *st, u32 age, u32 min_age,
-						    struct fq_list **l, u32 *idx)
+						    struct bq_list **l, u32 *idx)
 {
 	struct fq_flow *f;
 	u32 b;
@@ -334,7 +302,7 @@ static __always_inline struct fq_flow *fq_idle_flow(const struct bq_instance *q,
 static __always_inline bool fq_reclaim(struct bq_instance *q, struct fq_sched *st,
 				       u32 age, u32 min_age)
 {
-	struct fq_list *l;
+	struct bq_list *l;
 	struct fq_flow *f;
 	u32 idx;
 
@@ -368,23 +336,13 @@ static __always_inline u32 fq_flow_alloc(struct bq_instance *q, struct fq_sched 
 					 u64 flows_max, u64 now)
 {
 	struct fq_flow *f;
-	u32 idx;
 
 	if (flows_max > bq_ring_slots - 1)
 		flows_max = bq_ring_slots - 1;
-	if (q->cnt.x[X_FLOWS] >= flows_max && !fq_reclaim(q, st, fq_age_now(now), 0))
+	if (st->flow_ids.used >= flows_max && !fq_reclaim(q, st, fq_age_now(now), 0))
 		return 0;
-	idx = st->flow_free;
-	if (idx) {
-		f = fq_flow(q, idx);
-		if (!f)
-			return 0;
-		st->flow_free = f->next;
-		return idx;
-	}
-	if (st->flow_hwm + 1 < bq_ring_slots)
-		return ++st->flow_hwm;
-	return 0;
+	f = st->flow_ids.free ? fq_flow(q, st->flow_ids.free) : NULL;
+	return bq_ids_alloc(&st->flow_ids, bq_ring_slots, f ? f->link.next : BQ_IDS_UNREAD);
 }
 
 /* The flow of key, created if new; 0 when none can be had. */
@@ -423,7 +381,7 @@ static __noinline u32 fq_classify(struct bq_instance *q, struct fq_sched *st,
 	f->time_next_packet = 0;
 	f->q.head = f->q.tail = f->q.len = 0;
 	f->credit = p->v[P_INITIAL_QUANTUM];
-	f->next = f->prev = 0;
+	f->link.next = f->link.prev = 0;
 	f->hnext = h;
 	f->socket_hash = 0;
 	f->age = f->detached = fq_age_now(now);
@@ -495,7 +453,7 @@ int BPF_PROG(fq_enqueue, struct sk_buff *skb, struct Qdisc *sch,
 	struct sock *sk = skb->sk;
 	u64 now, time, key, tstamp;
 	bool orphan = false, by_hash = false, was_empty;
-	struct fq_list *idle_list;
+	struct bq_list *idle_list;
 	struct fq_flow *f;
 	u32 idx, sk_hash = 0, band, age;
 	u8 state, cb;
@@ -674,10 +632,10 @@ struct fq_times {
  * quanta it would collect coming round to itself again and again until it
  * may send (a 64 KB GSO packet is 21 rounds of the default quantum).
  */
-static __always_inline s32 fq_refill(const struct fq_band *b, const struct fq_list *head,
+static __always_inline s32 fq_refill(const struct fq_band *b, const struct bq_list *head,
 				     const struct fq_flow *f, u32 quantum)
 {
-	const struct fq_list *other = head == &b->new_flows ? &b->old_flows : &b->new_flows;
+	const struct bq_list *other = head == &b->new_flows ? &b->old_flows : &b->new_flows;
 	u32 rounds;
 
 	if (head->head != head->tail || other->head || !quantum)
@@ -720,7 +678,7 @@ static __always_inline u32 fq_pick_step(struct bq_instance *q, struct fq_sched *
 					struct fq_times *out, u32 *retry)
 {
 	struct fq_band *b = fq_band(st, st->band_nr);
-	struct fq_list *head;
+	struct bq_list *head;
 	struct fq_flow *f;
 	bool is_new;
 	u64 t, tnp;
@@ -919,7 +877,7 @@ static __noinline void fq_purge(struct Qdisc *sch, struct bq_instance *q, struct
 	u32 i, *b;
 
 	bq_pool_purge(sch, q, &st->pool);
-	bpf_for(i, 1, st->flow_hwm + 1) {
+	bpf_for(i, 1, st->flow_ids.hwm + 1) {
 		f = fq_flow(q, i);
 		if (!f)
 			continue;

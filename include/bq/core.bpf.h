@@ -6,6 +6,9 @@
  *	ring.bpf.h	a FIFO ring of skb kptrs (bpf_fifo)
  *	pool.bpf.h	an skb pool with linked per-flow queues (bpf_fq, bpf_hbm)
  *	timeq.bpf.h	a min-heap of (time, value) (bpf_fq, bpf_hbm)
+ *	ids.bpf.h	an allocator of entry indexes with a free list (the
+ *			pool, bpf_fq's flows)
+ *	list.bpf.h	doubly linked lists of entries by index (bpf_fq)
  *
  * This part owns:
  *   - the qdisc kfuncs, which the kernel only lets enqueue/dequeue call in

@@ -18,6 +18,7 @@
 #define BQ_POOL_BPF_H
 
 #include "bq/core.bpf.h"
+#include "bq/ids.bpf.h"
 
 #define BQ_SKBQ_SORT_MAX	1024
 
@@ -32,10 +33,7 @@ BQ_SLOT_MAP(bq_pool, BPF_MAP_TYPE_ARRAY, u32, struct bq_pkt, BQ_PER_RING, 0);
 
 /* Per instance, in the qdisc's own state; all zero is an empty pool. */
 struct bq_pool_state {
-	__u32 free;		/* first free entry, linked by next; 0: none */
-	__u32 hwm;		/* highest entry ever handed out */
-	__u32 used;		/* entries holding a packet */
-	__u32 pad;
+	struct bq_ids ids;	/* entries holding a packet; free ones linked by next */
 };
 
 struct bq_skbq {
@@ -52,28 +50,9 @@ static __always_inline struct bq_pkt *bq_pkt(const struct bq_instance *q, u32 id
 /* An unused entry, or 0 when the instance's region is full. */
 static __always_inline u32 bq_pool_alloc(const struct bq_instance *q, struct bq_pool_state *ps)
 {
-	struct bq_pkt *p;
-	u32 idx = ps->free;
+	struct bq_pkt *p = ps->ids.free ? bq_pkt(q, ps->ids.free) : NULL;
 
-	if (idx) {
-		p = bq_pkt(q, idx);
-		if (!p)
-			return 0;
-		ps->free = p->next;
-	} else if (ps->hwm + 1 < bq_ring_slots) {
-		idx = ++ps->hwm;
-	} else {
-		return 0;
-	}
-	ps->used++;
-	return idx;
-}
-
-static __always_inline void bq_pool_put(struct bq_pool_state *ps, struct bq_pkt *p, u32 idx)
-{
-	p->next = ps->free;
-	ps->free = idx;
-	ps->used--;
+	return bq_ids_alloc(&ps->ids, bq_ring_slots, p ? p->next : BQ_IDS_UNREAD);
 }
 
 /* Links entry idx (time already set) into sq in time order. */
@@ -184,7 +163,7 @@ static __always_inline struct sk_buff *bq_skbq_pop(const struct bq_instance *q,
 	sq->head = p->next;
 	if (!--sq->len)
 		sq->head = sq->tail = 0;
-	bq_pool_put(ps, p, idx);
+	bq_ids_put(&ps->ids, &p->next, idx);
 	return bpf_kptr_xchg(&p->skb, NULL);
 }
 
@@ -199,7 +178,7 @@ static __always_inline void bq_pool_purge(struct Qdisc *sch, const struct bq_ins
 	struct bq_pkt *p;
 	u32 i;
 
-	bpf_for(i, 1, ps->hwm + 1) {
+	bpf_for(i, 1, ps->ids.hwm + 1) {
 		p = bq_pkt(q, i);
 		if (!p)
 			continue;
@@ -207,6 +186,6 @@ static __always_inline void bq_pool_purge(struct Qdisc *sch, const struct bq_ins
 		if (skb)
 			bq_purged(sch, skb);
 	}
-	ps->free = ps->hwm = ps->used = 0;
+	__builtin_memset(&ps->ids, 0, sizeof(ps->ids));
 }
 #endif /* BQ_POOL_BPF_H */
