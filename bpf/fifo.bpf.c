@@ -13,10 +13,12 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
-enum { FIFO_LIMIT };
+struct fifo_params {
+	__u64 limit;
+};
 
-BQ_PARAMS(
-	{ "limit", BQ_UNIT_COUNT, 1000, 1, BQ_DEFAULT_RING_SLOTS },
+BQ_PARAMS(struct fifo_params,
+	BQ_PARAM(limit, BQ_UNIT_COUNT, 1000, 1, BQ_DEFAULT_RING_SLOTS),
 );
 
 enum { FIFO_QLEN_MAX };
@@ -36,14 +38,15 @@ SEC("struct_ops")
 int BPF_PROG(fifo_enqueue, struct sk_buff *skb, struct Qdisc *sch,
 	     struct bpf_sk_buff_ptr *to_free)
 {
-	const struct bq_params *p;
+	const struct bq_params *pv;
 	struct bq_instance *q;
-	struct fifo_sched *st = bq_enter(sch, &q, &p);
+	struct fifo_sched *st = bq_enter(sch, &q, &pv);
+	const struct fifo_params *p = bq_kind_params(pv);
 	int ret;
 
 	if (!st)
 		return bq_drop(sch, q, skb, to_free, BQ_DROP_NO_INSTANCE);
-	if (sch->q.qlen >= p->v[FIFO_LIMIT])
+	if (sch->q.qlen >= p->limit)
 		return bq_drop(sch, q, skb, to_free, BQ_DROP_OVERLIMIT);
 	ret = bq_ring_push(sch, q, &st->ring, skb, to_free);
 	/* after the push: a full ring refuses the packet and qlen stays */

@@ -69,7 +69,8 @@ enum bq_unit {
 /*
  * A qdisc describes its parameters in its own .bpf.c with BQ_PARAMS(); the
  * table lands in section .rodata.bq_params, which the loader reads from the
- * object. The index of an entry is its index in bq_params.v[].
+ * object. The index of an entry is its index in bq_params.v[], and its
+ * field's in the kind's struct of parameters (BPF reads them by name).
  */
 /*
  * A default of BQ_AUTO: the qdisc works the value out for each instance
@@ -117,7 +118,8 @@ struct bq_map_desc {
 	__u32 flags;
 };
 
-/* Per-kind parameter values, indexed as the kind's BQ_PARAMS() table. */
+/* Per-kind parameter values, indexed as the kind's BQ_PARAMS() table: in
+ * BPF, the kind's struct of __u64 fields laid over v[]. */
 struct bq_params {
 	__u64 v[BQ_MAX_PARAMS];
 };

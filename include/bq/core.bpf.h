@@ -101,11 +101,45 @@ struct {
 } bq_defaults SEC(".maps");
 
 /*
- * BQ_PARAMS({ "limit", BQ_UNIT_COUNT, 1000, 1, 16384 }, ...): the kind's
- * parameters, in the order of the index enum the policy reads them by.
+ * The kind's parameters: a struct of __u64 fields, and a table of them
+ * (name, unit, default, minimum, maximum) that the loader reads from
+ * .rodata.bq_params:
+ *	struct fifo_params {
+ *		__u64 limit;
+ *	};
+ *	BQ_PARAMS(struct fifo_params,
+ *		BQ_PARAM(limit, BQ_UNIT_COUNT, 1000, 1, BQ_DEFAULT_RING_SLOTS),
+ *	);
+ * An entry's place in the table is its field's place in the struct
+ * (offsetof), whatever the order they are written in, so the values user
+ * space keeps in bq_params.v[] by table order are the struct's fields: the
+ * policy reads p->limit through bq_kind_params(). BQ_PARAM_NAMED names a
+ * field otherwise (fq's weight[0] is "weight0"). The build fails for a
+ * field that is not a __u64, two entries of one field, a struct beyond
+ * BQ_MAX_PARAMS, or a last field without an entry.
  */
-#define BQ_PARAMS(...) \
-	const struct bq_param_desc bq_param_table[] SEC(".rodata.bq_params") = { __VA_ARGS__ }
+#define BQ_PARAMS(T, ...)						\
+	typedef T bq_kind_params_t;					\
+	_Static_assert(sizeof(T) % sizeof(__u64) == 0 &&		\
+		       sizeof(T) <= sizeof(struct bq_params),		\
+		       #T ": at most BQ_MAX_PARAMS fields, each a __u64"); \
+	const struct bq_param_desc bq_param_table[] SEC(".rodata.bq_params") = { __VA_ARGS__ }; \
+	_Static_assert(sizeof(bq_param_table) ==			\
+		       sizeof(T) / sizeof(__u64) * sizeof(struct bq_param_desc), \
+		       #T ": its last field has no BQ_PARAM");		\
+	/* The instance's parameters as the kind's struct. */		\
+	static __always_inline __attribute__((unused)) const T *	\
+	bq_kind_params(const struct bq_params *p)			\
+	{								\
+		return (const T *)p;					\
+	}
+#define BQ_PARAM_INDEX(field)						\
+	(__builtin_offsetof(bq_kind_params_t, field) / sizeof(__u64) +	\
+	 0 * sizeof(char[sizeof(((bq_kind_params_t *)0)->field) == sizeof(__u64) ? 1 : -1]))
+#define BQ_PARAM_NAMED(field, name, unit, def, min, max)		\
+	[BQ_PARAM_INDEX(field)] = { name, unit, def, min, max }
+#define BQ_PARAM(field, unit, def, min, max)				\
+	BQ_PARAM_NAMED(field, #field, unit, def, min, max)
 
 /*
  * BQ_XSTATS({ "flows", BQ_GAUGE }, ...): names of the kind's own statistics,
