@@ -76,12 +76,12 @@ $(OUTPUT)/vmlinux.h: $(VMLINUX_BTF) | $(OUTPUT) check-deps
 	$(call msg,GEN,$@)
 	$(Q)$(BPFTOOL) btf dump file $< format c > $@
 
-$(OUTPUT)/%.bpf.o: bpf/%.bpf.c include/bpfqdisc.bpf.h include/bpfqdisc.h $(OUTPUT)/vmlinux.h | $(OUTPUT)
+$(OUTPUT)/%.bpf.o: bpf/%.bpf.c $(wildcard include/bq/*.bpf.h) include/bpfqdisc.h $(OUTPUT)/vmlinux.h | $(OUTPUT)
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@.tmp
 	$(Q)$(BPFTOOL) gen object $@ $@.tmp && rm -f $@.tmp
 
-$(OUTPUT)/%.bpf.o: selftests/bpf/%.bpf.c include/bpfqdisc.bpf.h include/bpfqdisc.h $(OUTPUT)/vmlinux.h | $(OUTPUT)
+$(OUTPUT)/%.bpf.o: selftests/bpf/%.bpf.c $(wildcard include/bq/*.bpf.h) include/bpfqdisc.h $(OUTPUT)/vmlinux.h | $(OUTPUT)
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
@@ -120,7 +120,7 @@ $(BIN)/bpfqdisc_test: $(OUTPUT)/bpfqdisc.o $(filter-out $(OUTPUT)/qdiscs.o,$(LIB
 
 $(BIN)/test_%: selftests/unit/test_%.c $(LIB_OBJS) | $(BIN)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) -Isrc $^ $(LDLIBS) -o $@
+	$(Q)$(CC) $(CFLAGS) -Isrc $(filter-out %.h,$^) $(LDLIBS) -o $@
 
 $(BIN)/%: selftests/progs/%.c | $(BIN)
 	$(call msg,CC,$@)
@@ -229,3 +229,5 @@ install-hbm: $(BIN)/hbm
 	$(call msg,INSTALL,$(DESTDIR)$(SBINDIR)/hbm)
 	$(Q)$(INSTALL) -d $(DESTDIR)$(SBINDIR)
 	$(Q)$(INSTALL) -m 0755 $(BIN)/hbm $(DESTDIR)$(SBINDIR)/hbm
+# The framework parts tested natively (selftests/unit/test_parts.c).
+$(BIN)/test_parts: include/bq/ids.bpf.h include/bq/list.bpf.h

@@ -8,14 +8,17 @@
  * (ring, counters, per-instance state) is the framework's; this file is the
  * whole policy and the reference for docs/writing-a-qdisc.md.
  */
-#include "bpfqdisc.bpf.h"
+#include "bq/core.bpf.h"
+#include "bq/ring.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
-enum { FIFO_LIMIT };
+struct fifo_params {
+	__u64 limit;
+};
 
-BQ_PARAMS(
-	{ "limit", BQ_UNIT_COUNT, 1000, 1, BQ_DEFAULT_RING_SLOTS },
+BQ_PARAMS(struct fifo_params,
+	BQ_PARAM(limit, BQ_UNIT_COUNT, 1000, 1, BQ_DEFAULT_RING_SLOTS),
 );
 
 enum { FIFO_QLEN_MAX };
@@ -24,19 +27,28 @@ BQ_XSTATS(
 	{ "qlen_max", BQ_GAUGE },	/* high-water mark: how close to limit */
 );
 
+/* Per instance: its packets. */
+struct fifo_sched {
+	struct bq_ring ring;
+};
+
+BQ_STATE(struct fifo_sched);
+
 SEC("struct_ops")
 int BPF_PROG(fifo_enqueue, struct sk_buff *skb, struct Qdisc *sch,
 	     struct bpf_sk_buff_ptr *to_free)
 {
-	struct bq_instance *q = bq_instance(sch);
-	const struct bq_params *p = q ? bq_params_of(q) : NULL;
+	const struct bq_params *pv;
+	struct bq_instance *q;
+	struct fifo_sched *st = bq_enter(sch, &q, &pv);
+	const struct fifo_params *p = bq_kind_params(pv);
 	int ret;
 
-	if (!p)
+	if (!st)
 		return bq_drop(sch, q, skb, to_free, BQ_DROP_NO_INSTANCE);
-	if (sch->q.qlen >= p->v[FIFO_LIMIT])
+	if (sch->q.qlen >= p->limit)
 		return bq_drop(sch, q, skb, to_free, BQ_DROP_OVERLIMIT);
-	ret = bq_fifo_push(sch, q, skb, to_free);
+	ret = bq_ring_push(sch, q, &st->ring, skb, to_free);
 	/* after the push: a full ring refuses the packet and qlen stays */
 	if (sch->q.qlen > q->cnt.x[FIFO_QLEN_MAX])
 		q->cnt.x[FIFO_QLEN_MAX] = sch->q.qlen;
@@ -47,14 +59,28 @@ SEC("struct_ops")
 struct sk_buff *BPF_PROG(fifo_dequeue, struct Qdisc *sch)
 {
 	struct bq_instance *q;
+	struct fifo_sched *st;
 
 	/* The kernel dequeues until NULL: the last call finds nothing to find. */
 	if (!sch->q.qlen)
 		return NULL;
 	q = bq_instance(sch);
-	if (!q)
+	st = q ? bq_state(q) : NULL;
+	if (!st)
 		return NULL;
-	return bq_dequeued(sch, q, bq_fifo_pop(q));
+	return bq_dequeued(sch, q, bq_ring_pop(q, &st->ring));
 }
 
-BQ_QDISC_OPS(fifo);
+/* A zeroed ring is empty: nothing to set up. */
+static int fifo_setup(struct bq_instance *q, struct fifo_sched *st)
+{
+	return 0;
+}
+
+static __always_inline void fifo_purge(struct Qdisc *sch, struct bq_instance *q,
+				       struct fifo_sched *st)
+{
+	bq_ring_purge(sch, q, &st->ring);
+}
+
+BQ_QDISC_OPS(fifo, fifo_setup, fifo_purge);

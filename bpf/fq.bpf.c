@@ -52,10 +52,11 @@
  * orphan an skb, or set CE. ce_threshold therefore only counts the packets
  * sch_fq would have marked (marks). See docs/fq.md.
  */
-#define BQ_NO_FIFO
-#define BQ_WANT_POOL
-#define BQ_WANT_TIMEQ
-#include "bpfqdisc.bpf.h"
+#include "bq/core.bpf.h"
+#include "bq/pool.bpf.h"
+#include "bq/timeq.bpf.h"
+#include "bq/ids.bpf.h"
+#include "bq/list.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -70,37 +71,37 @@ char LICENSE[] SEC("license") = "GPL";
 #define FQ_CHAIN_MAX		64		/* hash chain walk bound */
 #define FQ_NONE			(~0ULL)
 
-enum {
-	P_LIMIT, P_FLOW_LIMIT, P_QUANTUM, P_INITIAL_QUANTUM, P_REFILL_DELAY,
-	P_PACING, P_MAXRATE, P_LOW_RATE_THRESHOLD, P_HORIZON, P_HORIZON_DROP,
-	P_ORPHAN_MASK, P_CE_THRESHOLD, P_TIMER_SLACK, P_FLOWS_MAX,
-	P_PRIOMAP, P_WEIGHT0,	/* then P_WEIGHT0 + 1, + 2 */
-};
-
 #define FQ_BANDS		3
 #define FQ_MIN_WEIGHT		16384
 
-BQ_PARAMS(
-	{ "limit", BQ_UNIT_COUNT, 10000, 1, 1 << 24 },
-	{ "flow_limit", BQ_UNIT_COUNT, 100, 1, 1 << 24 },
-	{ "quantum", BQ_UNIT_BYTES, BQ_AUTO, 256, 1 << 20 },	/* 2 x psched_mtu */
-	{ "initial_quantum", BQ_UNIT_BYTES, BQ_AUTO, 0, 1 << 20 },	/* 10 x psched_mtu */
-	{ "refill_delay", BQ_UNIT_TIME, 40 * NSEC_PER_MSEC, 0, 3600 * NSEC_PER_SEC },
-	{ "pacing", BQ_UNIT_BOOL, 1, 0, 1 },
-	{ "maxrate", BQ_UNIT_RATE, 0, 0, ~0ULL },		/* 0: no cap */
-	{ "low_rate_threshold", BQ_UNIT_RATE, 550000 / 8, 0, ~0ULL },
-	{ "horizon", BQ_UNIT_TIME, 10 * NSEC_PER_SEC, 0, 3600 * NSEC_PER_SEC },
-	{ "horizon_drop", BQ_UNIT_BOOL, 1, 0, 1 },
-	{ "orphan_mask", BQ_UNIT_COUNT, 1023, 0, 0xffffffff },
-	{ "ce_threshold", BQ_UNIT_TIME, 0, 0, 3600 * NSEC_PER_SEC },	/* 0: off */
-	{ "timer_slack", BQ_UNIT_TIME, 10 * NSEC_PER_USEC, 0, NSEC_PER_SEC },
-	{ "flows_max", BQ_UNIT_COUNT, 1 << 20, 1, 1 << 24 },	/* and --ring-slots - 1 */
+struct fq_params {
+	__u64 limit, flow_limit, quantum, initial_quantum, refill_delay;
+	__u64 pacing, maxrate, low_rate_threshold, horizon, horizon_drop;
+	__u64 orphan_mask, ce_threshold, timer_slack, flows_max, priomap;
+	__u64 weight[FQ_BANDS];
+};
+
+BQ_PARAMS(struct fq_params,
+	BQ_PARAM(limit, BQ_UNIT_COUNT, 10000, 1, 1 << 24),
+	BQ_PARAM(flow_limit, BQ_UNIT_COUNT, 100, 1, 1 << 24),
+	BQ_PARAM(quantum, BQ_UNIT_BYTES, BQ_AUTO, 256, 1 << 20),	/* 2 x psched_mtu */
+	BQ_PARAM(initial_quantum, BQ_UNIT_BYTES, BQ_AUTO, 0, 1 << 20),	/* 10 x psched_mtu */
+	BQ_PARAM(refill_delay, BQ_UNIT_TIME, 40 * NSEC_PER_MSEC, 0, 3600 * NSEC_PER_SEC),
+	BQ_PARAM(pacing, BQ_UNIT_BOOL, 1, 0, 1),
+	BQ_PARAM(maxrate, BQ_UNIT_RATE, 0, 0, ~0ULL),		/* 0: no cap */
+	BQ_PARAM(low_rate_threshold, BQ_UNIT_RATE, 550000 / 8, 0, ~0ULL),
+	BQ_PARAM(horizon, BQ_UNIT_TIME, 10 * NSEC_PER_SEC, 0, 3600 * NSEC_PER_SEC),
+	BQ_PARAM(horizon_drop, BQ_UNIT_BOOL, 1, 0, 1),
+	BQ_PARAM(orphan_mask, BQ_UNIT_COUNT, 1023, 0, 0xffffffff),
+	BQ_PARAM(ce_threshold, BQ_UNIT_TIME, 0, 0, 3600 * NSEC_PER_SEC),	/* 0: off */
+	BQ_PARAM(timer_slack, BQ_UNIT_TIME, 10 * NSEC_PER_USEC, 0, NSEC_PER_SEC),
+	BQ_PARAM(flows_max, BQ_UNIT_COUNT, 1 << 20, 1, 1 << 24),	/* and --ring-slots - 1 */
 	/* The band of priorities 0..15, one digit each: sch_default_prio2band. */
-	{ "priomap", BQ_UNIT_PRIOMAP, 0x1111111100212221ULL, 0, 0x2222222222222222ULL },
+	BQ_PARAM(priomap, BQ_UNIT_PRIOMAP, 0x1111111100212221ULL, 0, 0x2222222222222222ULL),
 	/* Bytes of credit per band per round (sch_fq's weights). */
-	{ "weight0", BQ_UNIT_BYTES, 9 << 16, FQ_MIN_WEIGHT, 0x7fffffff },
-	{ "weight1", BQ_UNIT_BYTES, 3 << 16, FQ_MIN_WEIGHT, 0x7fffffff },
-	{ "weight2", BQ_UNIT_BYTES, 1 << 16, FQ_MIN_WEIGHT, 0x7fffffff },
+	BQ_PARAM_NAMED(weight[0], "weight0", BQ_UNIT_BYTES, 9 << 16, FQ_MIN_WEIGHT, 0x7fffffff),
+	BQ_PARAM_NAMED(weight[1], "weight1", BQ_UNIT_BYTES, 3 << 16, FQ_MIN_WEIGHT, 0x7fffffff),
+	BQ_PARAM_NAMED(weight[2], "weight2", BQ_UNIT_BYTES, 1 << 16, FQ_MIN_WEIGHT, 0x7fffffff),
 );
 
 enum {
@@ -129,7 +130,7 @@ struct fq_flow {
 	__u64 throttled_until;	/* while throttled: its key in the heap */
 	struct bq_skbq q;	/* its packets, in departure order */
 	__s32 credit;
-	__u32 next, prev;	/* in new, old or detached list; free list */
+	struct bq_link link;	/* in new, old or detached list; free list (next) */
 	__u32 hnext;		/* hash chain */
 	__u32 socket_hash;	/* sk_hash when created: detects reuse */
 	__u32 age;		/* empty since, ns >> 20: for the collector */
@@ -138,13 +139,9 @@ struct fq_flow {
 	__u8 band;		/* of its latest packet: the lists it goes on */
 };
 
-struct fq_list {
-	__u32 head, tail;
-};
-
 /* sch_fq's bands: each its own round robin, served by WRR of credit. */
 struct fq_band {
-	struct fq_list new_flows, old_flows;
+	struct bq_list new_flows, old_flows;
 	__s32 credit;
 	__u32 pad;
 };
@@ -158,9 +155,8 @@ struct fq_sched {
 	__u32 band_nr;			/* the band being served */
 	__u32 band_pkts[FQ_BANDS];	/* queued in each, fast path apart */
 	__u32 gc_checked;		/* age (ns >> 20) of the last GC check */
-	struct fq_list detached;	/* LRU: oldest first */
-	__u32 flow_free;		/* free flow entries, linked by next */
-	__u32 flow_hwm;			/* highest entry ever used */
+	struct bq_list detached;	/* LRU: oldest first */
+	struct bq_ids flow_ids;		/* flow entries in use; free ones linked by link.next */
 	__u64 time_next_delayed_flow;	/* FQ_NONE: nothing throttled */
 	__u64 sk_scratch;		/* see fq_sk_key() */
 };
@@ -192,26 +188,21 @@ static __always_inline struct fq_band *fq_band(struct fq_sched *st, u32 b)
 }
 
 /* sch_fq's prio2band: one digit (nibble) per priority. */
-static __always_inline u32 fq_prio2band(const struct bq_params *p, u32 prio)
+static __always_inline u32 fq_prio2band(const struct fq_params *p, u32 prio)
 {
-	u32 b = (p->v[P_PRIOMAP] >> (4 * (prio & TC_PRIO_MAX))) & 0xf;
+	u32 b = (p->priomap >> (4 * (prio & TC_PRIO_MAX))) & 0xf;
 
 	return b < FQ_BANDS ? b : FQ_BANDS - 1;
 }
 
 static __always_inline struct fq_flow *fq_flow(const struct bq_instance *q, u32 idx)
 {
-	u32 key = q->slot * bq_ring_slots + (idx & (bq_ring_slots - 1));
-
-	return bpf_map_lookup_elem(&fq_flows, &key);
+	return bq_region_lookup(&fq_flows, q, bq_ring_slots, idx);
 }
 
 static __always_inline u32 *fq_bucket(const struct bq_instance *q, u64 fkey)
 {
-	u32 key = q->slot * bq_ring_slots +
-		  ((u32)((fkey * 0x9E3779B97F4A7C15ULL) >> 32) & (bq_ring_slots - 1));
-
-	return bpf_map_lookup_elem(&fq_buckets, &key);
+	return bq_region_lookup(&fq_buckets, q, bq_ring_slots, bq_hash32(fkey));
 }
 
 static __always_inline u32 fq_age_now(u64 now)
@@ -233,35 +224,7 @@ static __always_inline u64 fq_sk_key(struct fq_sched *st, struct sock *sk)
 
 /* --- flow lists (doubly linked through the flow array) ----------------- */
 
-static __always_inline void fq_list_add_tail(const struct bq_instance *q, struct fq_list *l,
-					     struct fq_flow *f, u32 idx)
-{
-	struct fq_flow *t;
-
-	f->next = 0;
-	f->prev = l->tail;
-	if (l->tail && (t = fq_flow(q, l->tail)))
-		t->next = idx;
-	else
-		l->head = idx;
-	l->tail = idx;
-}
-
-static __always_inline void fq_list_del(const struct bq_instance *q, struct fq_list *l,
-					struct fq_flow *f, u32 idx)
-{
-	struct fq_flow *n;
-
-	if (f->prev && (n = fq_flow(q, f->prev)))
-		n->next = f->next;
-	else
-		l->head = f->next;
-	if (f->next && (n = fq_flow(q, f->next)))
-		n->prev = f->prev;
-	else
-		l->tail = f->prev;
-	f->next = f->prev = 0;
-}
+BQ_LIST_OPS(fq_list, struct fq_flow, fq_flow)
 
 /* --- flow table --------------------------------------------------------- */
 
@@ -271,7 +234,7 @@ static __always_inline void fq_list_del(const struct bq_instance *q, struct fq_l
  * then it stays, rather than leave a chain through a free entry.
  */
 static __always_inline bool fq_flow_free(const struct bq_instance *q, struct fq_sched *st,
-					 struct fq_list *l, struct fq_flow *f, u32 idx)
+					 struct bq_list *l, struct fq_flow *f, u32 idx)
 {
 	u32 *b = fq_bucket(q, f->key), cur, i;
 	struct fq_flow *c;
@@ -300,8 +263,7 @@ static __always_inline bool fq_flow_free(const struct bq_instance *q, struct fq_
 		return false;
 	fq_list_del(q, l, f, idx);
 	f->state = F_FREE;
-	f->next = st->flow_free;
-	st->flow_free = idx;
+	bq_ids_put(&st->flow_ids, &f->link.next, idx);
 	return true;
 }
 
@@ -316,7 +278,7 @@ static __always_inline bool fq_flow_free(const struct bq_instance *q, struct fq_
  */
 static __always_inline struct fq_flow *fq_idle_flow(const struct bq_instance *q,
 						    struct fq_sched *st, u32 age, u32 min_age,
-						    struct fq_list **l, u32 *idx)
+						    struct bq_list **l, u32 *idx)
 {
 	struct fq_flow *f;
 	u32 b;
@@ -340,7 +302,7 @@ static __always_inline struct fq_flow *fq_idle_flow(const struct bq_instance *q,
 static __always_inline bool fq_reclaim(struct bq_instance *q, struct fq_sched *st,
 				       u32 age, u32 min_age)
 {
-	struct fq_list *l;
+	struct bq_list *l;
 	struct fq_flow *f;
 	u32 idx;
 
@@ -374,28 +336,18 @@ static __always_inline u32 fq_flow_alloc(struct bq_instance *q, struct fq_sched 
 					 u64 flows_max, u64 now)
 {
 	struct fq_flow *f;
-	u32 idx;
 
 	if (flows_max > bq_ring_slots - 1)
 		flows_max = bq_ring_slots - 1;
-	if (q->cnt.x[X_FLOWS] >= flows_max && !fq_reclaim(q, st, fq_age_now(now), 0))
+	if (st->flow_ids.used >= flows_max && !fq_reclaim(q, st, fq_age_now(now), 0))
 		return 0;
-	idx = st->flow_free;
-	if (idx) {
-		f = fq_flow(q, idx);
-		if (!f)
-			return 0;
-		st->flow_free = f->next;
-		return idx;
-	}
-	if (st->flow_hwm + 1 < bq_ring_slots)
-		return ++st->flow_hwm;
-	return 0;
+	f = st->flow_ids.free ? fq_flow(q, st->flow_ids.free) : NULL;
+	return bq_ids_alloc(&st->flow_ids, bq_ring_slots, f ? f->link.next : BQ_IDS_UNREAD);
 }
 
 /* The flow of key, created if new; 0 when none can be had. */
 static __noinline u32 fq_classify(struct bq_instance *q, struct fq_sched *st,
-				  const struct bq_params *p, u64 key, u64 now)
+				  const struct fq_params *p, u64 key, u64 now)
 {
 	struct fq_flow *f;
 	u32 *b, idx, i, h;
@@ -417,7 +369,7 @@ static __noinline u32 fq_classify(struct bq_instance *q, struct fq_sched *st,
 			return idx;
 		idx = f->hnext;
 	}
-	idx = fq_flow_alloc(q, st, p->v[P_FLOWS_MAX], now);
+	idx = fq_flow_alloc(q, st, p->flows_max, now);
 	f = idx ? fq_flow(q, idx) : NULL;
 	if (!f)
 		return 0;
@@ -428,8 +380,8 @@ static __noinline u32 fq_classify(struct bq_instance *q, struct fq_sched *st,
 	f->key = key;
 	f->time_next_packet = 0;
 	f->q.head = f->q.tail = f->q.len = 0;
-	f->credit = p->v[P_INITIAL_QUANTUM];
-	f->next = f->prev = 0;
+	f->credit = p->initial_quantum;
+	f->link.next = f->link.prev = 0;
 	f->hnext = h;
 	f->socket_hash = 0;
 	f->age = f->detached = fq_age_now(now);
@@ -453,11 +405,11 @@ static __noinline u32 fq_classify(struct bq_instance *q, struct fq_sched *st,
  * the qdisc may send a burst of up to 8 before its clock holds it again.
  */
 static __always_inline bool fq_fastpath_ok(const struct bq_instance *q,
-					   const struct fq_sched *st, const struct bq_params *p,
+					   const struct fq_sched *st, const struct fq_params *p,
 					   const struct Qdisc *sch, struct sock *sk,
 					   bool orphan, u8 cb, u64 time, u64 now)
 {
-	if (time > now || p->v[P_MAXRATE])
+	if (time > now || p->maxrate)
 		return false;
 	if (sk && !orphan && sk->sk_protocol != IPPROTO_TCP &&
 	    sk->sk_max_pacing_rate != ~0UL)
@@ -476,7 +428,7 @@ static __always_inline bool fq_fastpath_ok(const struct bq_instance *q,
  * reach the parameters and the device together, so the first packet
  * works them out; parameters given by the user stay.
  */
-static __noinline void fq_auto_quanta(struct Qdisc *sch, struct bq_params *p)
+static __noinline void fq_auto_quanta(struct Qdisc *sch, struct fq_params *p)
 {
 	struct net_device *dev = BPF_CORE_READ(sch, dev_queue, dev);
 	u64 mtu = BPF_CORE_READ(dev, mtu) + BPF_CORE_READ(dev, hard_header_len);
@@ -485,23 +437,24 @@ static __noinline void fq_auto_quanta(struct Qdisc *sch, struct bq_params *p)
 		mtu = 1;
 	if (mtu > 1 << 20)
 		mtu = 1 << 20;
-	if (p->v[P_QUANTUM] == BQ_AUTO)
-		p->v[P_QUANTUM] = 2 * mtu < 256 ? 256 : 2 * mtu > 1 << 20 ? 1 << 20 : 2 * mtu;
-	if (p->v[P_INITIAL_QUANTUM] == BQ_AUTO)
-		p->v[P_INITIAL_QUANTUM] = 10 * mtu > 1 << 20 ? 1 << 20 : 10 * mtu;
+	if (p->quantum == BQ_AUTO)
+		p->quantum = 2 * mtu < 256 ? 256 : 2 * mtu > 1 << 20 ? 1 << 20 : 2 * mtu;
+	if (p->initial_quantum == BQ_AUTO)
+		p->initial_quantum = 10 * mtu > 1 << 20 ? 1 << 20 : 10 * mtu;
 }
 
 SEC("struct_ops")
 int BPF_PROG(fq_enqueue, struct sk_buff *skb, struct Qdisc *sch,
 	     struct bpf_sk_buff_ptr *to_free)
 {
-	const struct bq_params *p;
+	const struct bq_params *pv;
 	struct bq_instance *q;
-	struct fq_sched *st = bq_enter(sch, &q, &p);
+	struct fq_sched *st = bq_enter(sch, &q, &pv);
+	const struct fq_params *p = bq_kind_params(pv);
 	struct sock *sk = skb->sk;
 	u64 now, time, key, tstamp;
 	bool orphan = false, by_hash = false, was_empty;
-	struct fq_list *idle_list;
+	struct bq_list *idle_list;
 	struct fq_flow *f;
 	u32 idx, sk_hash = 0, band, age;
 	u8 state, cb;
@@ -511,23 +464,23 @@ int BPF_PROG(fq_enqueue, struct sk_buff *skb, struct Qdisc *sch,
 		return bq_drop(sch, q, skb, to_free, BQ_DROP_NO_INSTANCE);
 	/* As sch_fq: limit is per band, fast path included, not in all. */
 	band = fq_prio2band(p, skb->priority);
-	if (st->band_pkts[band] >= p->v[P_LIMIT]) {
+	if (st->band_pkts[band] >= p->limit) {
 		q->cnt.x[X_BAND_DROPS]++;
 		return bq_drop(sch, q, skb, to_free, BQ_DROP_OVERLIMIT);
 	}
-	if (p->v[P_QUANTUM] == BQ_AUTO || p->v[P_INITIAL_QUANTUM] == BQ_AUTO)
-		fq_auto_quanta(sch, (struct bq_params *)p);
+	if (p->quantum == BQ_AUTO || p->initial_quantum == BQ_AUTO)
+		fq_auto_quanta(sch, (struct fq_params *)p);
 
 	now = bpf_ktime_get_ns();
 	tstamp = skb->tstamp;
 	if (!tstamp) {
 		time = now;
 	} else {
-		if ((s64)tstamp > (s64)(now + p->v[P_HORIZON])) {
-			if (p->v[P_HORIZON_DROP])
+		if ((s64)tstamp > (s64)(now + p->horizon)) {
+			if (p->horizon_drop)
 				return bq_drop(sch, q, skb, to_free, BQ_DROP_HORIZON);
 			q->cnt.x[X_HORIZON_CAPS]++;
-			skb->tstamp = now + p->v[P_HORIZON];
+			skb->tstamp = now + p->horizon;
 		}
 		time = skb->tstamp;
 	}
@@ -552,7 +505,7 @@ int BPF_PROG(fq_enqueue, struct sk_buff *skb, struct Qdisc *sch,
 	 * as sch_fq did before EDT; with pacing off nobody does.
 	 */
 	cb = orphan ? FQ_CB_ORPHAN : 0;
-	if (!orphan && sk && p->v[P_PACING] && sk->sk_pacing_status == SK_PACING_NONE)
+	if (!orphan && sk && p->pacing && sk->sk_pacing_status == SK_PACING_NONE)
 		cb |= FQ_CB_SKRATE;
 	*fq_cb_flags(skb) = cb;
 
@@ -562,7 +515,7 @@ int BPF_PROG(fq_enqueue, struct sk_buff *skb, struct Qdisc *sch,
 	}
 
 	if (by_hash) {	/* the flow dissector may run: not on the fast path */
-		key = (((u64)(bpf_skb_get_hash(skb) & p->v[P_ORPHAN_MASK])) << 1) | 1;
+		key = (((u64)(bpf_skb_get_hash(skb) & p->orphan_mask)) << 1) | 1;
 	} else {
 		key = fq_sk_key(st, sk);
 		sk_hash = sk->__sk_common.skc_hash;
@@ -582,14 +535,14 @@ int BPF_PROG(fq_enqueue, struct sk_buff *skb, struct Qdisc *sch,
 	f = idx ? fq_flow(q, idx) : NULL;
 	if (!f)
 		return bq_drop(sch, q, skb, to_free, BQ_DROP_NOMEM);
-	if (f->q.len >= p->v[P_FLOW_LIMIT])
+	if (f->q.len >= p->flow_limit)
 		return bq_drop(sch, q, skb, to_free, BQ_DROP_FLOW_LIMIT);
 
 	state = f->state;
 	f->band = band;
 	if (!(key & 1) && f->socket_hash != sk_hash) {
 		/* A new socket at an old socket's address: start afresh. */
-		f->credit = p->v[P_INITIAL_QUANTUM];
+		f->credit = p->initial_quantum;
 		f->socket_hash = sk_hash;
 		f->time_next_packet = 0;
 		if (state == F_THROTTLED) {	/* its heap entry goes stale */
@@ -604,9 +557,9 @@ int BPF_PROG(fq_enqueue, struct sk_buff *skb, struct Qdisc *sch,
 		fq_list_add_tail(q, &fq_band(st, band)->new_flows, f, idx);
 		f->state = F_NEW;
 		/* sch_fq compares as u32: a flow in debt stays in debt. */
-		if (age - f->detached > (u32)(p->v[P_REFILL_DELAY] >> 20) &&
-		    (u32)f->credit < (u32)p->v[P_QUANTUM])
-			f->credit = p->v[P_QUANTUM];
+		if (age - f->detached > (u32)(p->refill_delay >> 20) &&
+		    (u32)f->credit < (u32)p->quantum)
+			f->credit = p->quantum;
 	}
 	if (f->state == F_THROTTLED && time < f->throttled_until) {
 		/*
@@ -680,10 +633,10 @@ struct fq_times {
  * quanta it would collect coming round to itself again and again until it
  * may send (a 64 KB GSO packet is 21 rounds of the default quantum).
  */
-static __always_inline s32 fq_refill(const struct fq_band *b, const struct fq_list *head,
+static __always_inline s32 fq_refill(const struct fq_band *b, const struct bq_list *head,
 				     const struct fq_flow *f, u32 quantum)
 {
-	const struct fq_list *other = head == &b->new_flows ? &b->old_flows : &b->new_flows;
+	const struct bq_list *other = head == &b->new_flows ? &b->old_flows : &b->new_flows;
 	u32 rounds;
 
 	if (head->head != head->tail || other->head || !quantum)
@@ -697,7 +650,7 @@ static __always_inline s32 fq_refill(const struct fq_band *b, const struct fq_li
  * gets its weight in credit (sch_fq's WRR, credit capped at one weight).
  * After FQ_BANDS bands in a row with credit and no flow, none is ready: 0.
  */
-static __always_inline u32 fq_next_band(struct fq_sched *st, const struct bq_params *p,
+static __always_inline u32 fq_next_band(struct fq_sched *st, const struct fq_params *p,
 					u32 *retry)
 {
 	struct fq_band *b;
@@ -707,7 +660,7 @@ static __always_inline u32 fq_next_band(struct fq_sched *st, const struct bq_par
 		return 0;
 	st->band_nr = st->band_nr + 1 < FQ_BANDS ? st->band_nr + 1 : 0;
 	b = fq_band(st, st->band_nr);
-	w = p->v[P_WEIGHT0 + (st->band_nr < FQ_BANDS ? st->band_nr : 0)];
+	w = p->weight[st->band_nr < FQ_BANDS ? st->band_nr : 0];
 	b->credit = b->credit + w < w ? b->credit + w : w;
 	if (b->credit <= 0)
 		*retry = 0;
@@ -722,11 +675,11 @@ static __always_inline u32 fq_next_band(struct fq_sched *st, const struct bq_par
  * could not be throttled (heap full): retry then.
  */
 static __always_inline u32 fq_pick_step(struct bq_instance *q, struct fq_sched *st,
-					const struct bq_params *p, u64 now,
+					const struct fq_params *p, u64 now,
 					struct fq_times *out, u32 *retry)
 {
 	struct fq_band *b = fq_band(st, st->band_nr);
-	struct fq_list *head;
+	struct bq_list *head;
 	struct fq_flow *f;
 	bool is_new;
 	u64 t, tnp;
@@ -742,7 +695,7 @@ static __always_inline u32 fq_pick_step(struct bq_instance *q, struct fq_sched *
 	if (!f)
 		return 0;
 	if (f->credit <= 0) {
-		f->credit += fq_refill(b, head, f, p->v[P_QUANTUM]);
+		f->credit += fq_refill(b, head, f, p->quantum);
 		fq_list_del(q, head, f, idx);
 		fq_list_add_tail(q, &fq_band(st, f->band)->old_flows, f, idx);
 		f->state = F_OLD;
@@ -792,7 +745,7 @@ static __always_inline u32 fq_pick_step(struct bq_instance *q, struct fq_sched *
  * must each come round many times for credit), call again.
  */
 static __noinline u32 fq_pick(struct bq_instance *q, struct fq_sched *st,
-			      const struct bq_params *p, u64 now, struct fq_times *out)
+			      const struct fq_params *p, u64 now, struct fq_times *out)
 {
 	u32 idx, i, retry = 0;
 
@@ -815,7 +768,8 @@ struct sk_buff *BPF_PROG(fq_dequeue, struct Qdisc *sch)
 {
 	struct fq_times times = {};
 	u64 now, rate, len;
-	const struct bq_params *p;
+	const struct bq_params *pv;
+	const struct fq_params *p;
 	struct bq_instance *q;
 	struct fq_sched *st;
 	struct sk_buff *skb;
@@ -827,9 +781,10 @@ struct sk_buff *BPF_PROG(fq_dequeue, struct Qdisc *sch)
 	/* The kernel dequeues until it gets nothing: half the calls. */
 	if (!sch->q.qlen)
 		return NULL;
-	st = bq_enter(sch, &q, &p);
+	st = bq_enter(sch, &q, &pv);
 	if (!st)
 		return NULL;
+	p = bq_kind_params(pv);
 
 	skb = bq_skbq_pop(q, &st->pool, &st->internal);
 	if (skb)
@@ -850,7 +805,7 @@ struct sk_buff *BPF_PROG(fq_dequeue, struct Qdisc *sch)
 			st->time_next_delayed_flow = times.when;
 		if (st->time_next_delayed_flow != FQ_NONE)
 			bpf_qdisc_watchdog_schedule(sch, st->time_next_delayed_flow,
-						    p->v[P_TIMER_SLACK]);
+						    p->timer_slack);
 		return NULL;
 	}
 	skb = bq_skbq_pop(q, &st->pool, &f->q);
@@ -863,16 +818,16 @@ struct sk_buff *BPF_PROG(fq_dequeue, struct Qdisc *sch)
 		f->age = fq_age_now(now);	/* idle since */
 	}
 	/* The packet sch_fq would mark CE: we can only count it. */
-	if (p->v[P_CE_THRESHOLD] && (s64)(now - times.due - p->v[P_CE_THRESHOLD]) > 0)
+	if (p->ce_threshold && (s64)(now - times.due - p->ce_threshold) > 0)
 		q->cnt.marks++;
 
 	plen = bq_pkt_len(skb);
 	f->credit -= plen;
 	fq_band(st, st->band_nr)->credit -= plen;
-	if (!p->v[P_PACING])
+	if (!p->pacing)
 		return bq_dequeued(sch, q, skb);
 
-	rate = p->v[P_MAXRATE] ? p->v[P_MAXRATE] : FQ_NONE;
+	rate = p->maxrate ? p->maxrate : FQ_NONE;
 	cb = *fq_cb_flags(skb);
 	if (!skb->tstamp || (cb & FQ_CB_SKRATE)) {
 		/* No EDT pacing from the sender: pace by its socket's rate. */
@@ -883,11 +838,11 @@ struct sk_buff *BPF_PROG(fq_dequeue, struct Qdisc *sch)
 			if (sk_rate < rate)
 				rate = sk_rate;
 		}
-		if (rate <= p->v[P_LOW_RATE_THRESHOLD]) {
+		if (rate <= p->low_rate_threshold) {
 			f->credit = 0;
 		} else {
-			if (plen < p->v[P_QUANTUM])
-				plen = p->v[P_QUANTUM];
+			if (plen < p->quantum)
+				plen = p->quantum;
 			if (f->credit > 0)
 				return bq_dequeued(sch, q, skb);
 		}
@@ -925,7 +880,7 @@ static __noinline void fq_purge(struct Qdisc *sch, struct bq_instance *q, struct
 	u32 i, *b;
 
 	bq_pool_purge(sch, q, &st->pool);
-	bpf_for(i, 1, st->flow_hwm + 1) {
+	bpf_for(i, 1, st->flow_ids.hwm + 1) {
 		f = fq_flow(q, i);
 		if (!f)
 			continue;

@@ -69,10 +69,9 @@
  * aggregate), aggregates in a per-instance region of hbm_aggs, found by key
  * through hbm_agg_ids. Nothing is allocated per packet.
  */
-#define BQ_NO_FIFO
-#define BQ_WANT_POOL
-#define BQ_WANT_TIMEQ
-#include "bpfqdisc.bpf.h"
+#include "bq/core.bpf.h"
+#include "bq/pool.bpf.h"
+#include "bq/timeq.bpf.h"
 #include <bpf/bpf_endian.h>
 #include "hbm.h"
 #include "hbm_verdict.h"
@@ -97,18 +96,23 @@ char LICENSE[] SEC("license") = "GPL";
 #define TIMER_SLACK_NS		(10 * HBM_NSEC_PER_USEC)
 #define RATE_WINDOW_NS		(100 * 1000 * HBM_NSEC_PER_USEC)
 
-#define HBM_FLOWS		16	/* flow queues per aggregate */
+#define HBM_FLOWS_BITS		4
+#define HBM_FLOWS		(1 << HBM_FLOWS_BITS)	/* flow queues per aggregate */
 #define HBM_PROBES		4	/* of them, those a socket may take */
 #define HBM_QUANTUM		3028	/* IP bytes per turn: 2 MTU, as fq */
 /* Turns until some flow may send: 16 flows owing a 64 KB GSO skb each. */
 #define HBM_DRR_VISITS		(HBM_FLOWS * (65536 / HBM_QUANTUM + 2))
 
-enum { P_RATE, P_CLASSIFY, P_LIMIT };
+struct hbm_params {
+	__u64 rate;		/* bytes per second of an aggregate without a class */
+	__u64 classify;		/* enum hbm_classify: what names an aggregate */
+	__u64 limit;		/* packets */
+};
 
-BQ_PARAMS(
-	{ "rate", BQ_UNIT_RATE, 0, 0, 12500000000ULL },		/* 0: not limited; 100 Gbit/s */
-	{ "classify", BQ_UNIT_COUNT, HBM_BY_CGROUP, HBM_BY_CGROUP, HBM_BY_PRIORITY },
-	{ "limit", BQ_UNIT_COUNT, 10000, 1, 1 << 24 },
+BQ_PARAMS(struct hbm_params,
+	BQ_PARAM(rate, BQ_UNIT_RATE, 0, 0, 12500000000ULL),	/* 0: not limited; 100 Gbit/s */
+	BQ_PARAM(classify, BQ_UNIT_COUNT, HBM_BY_CGROUP, HBM_BY_CGROUP, HBM_BY_PRIORITY),
+	BQ_PARAM(limit, BQ_UNIT_COUNT, 10000, 1, 1 << 24),
 );
 
 enum { X_RATE, X_MARKED, X_DROPPED, X_CE, X_EXEMPT, X_AGGS, X_OVERFLOW, X_AGED };
@@ -308,9 +312,7 @@ static __always_inline struct hbm_verdict_flags judge(struct sk_buff *skb, u64 l
 
 static __always_inline struct hbm_agg *agg_at(const struct bq_instance *q, u32 idx)
 {
-	u32 key = q->slot * HBM_AGGS + (idx & (HBM_AGGS - 1));
-
-	return bpf_map_lookup_elem(&hbm_aggs, &key);
+	return bq_region_lookup(&hbm_aggs, q, HBM_AGGS, idx);
 }
 
 /*
@@ -372,11 +374,11 @@ static __noinline u32 agg_find(struct bq_instance *q, struct hbm_sched *st, u64 
  * overflow aggregate fails closed: the lower of the two, so that a full
  * table never lifts a limit (0 is not limited, never the lower).
  */
-static __always_inline u64 agg_rate(const struct bq_instance *q, const struct bq_params *p,
+static __always_inline u64 agg_rate(const struct bq_instance *q, const struct hbm_params *p,
 				    u32 idx, u64 id)
 {
 	struct hbm_class *c = class_of(q, id);
-	u64 def = p->v[P_RATE];
+	u64 def = p->rate;
 
 	if (!c)
 		return def;
@@ -428,7 +430,7 @@ static __always_inline bool agg_schedule(struct bq_instance *q, struct hbm_agg *
 static __always_inline u32 flow_of(struct hbm_agg *a, struct sk_buff *skb)
 {
 	u64 owner = (u64)BPF_CORE_READ(skb, sk) ?: BPF_CORE_READ(skb, hash);
-	u32 home = (owner * 0x9E3779B97F4A7C15ULL) >> 60, free = HBM_FLOWS, i, k;
+	u32 home = bq_hash32(owner) >> (32 - HBM_FLOWS_BITS), free = HBM_FLOWS, i, k;
 	struct hbm_flowq *f;
 
 	for (i = 0; i < HBM_PROBES; i++) {
@@ -495,9 +497,10 @@ SEC("struct_ops")
 int BPF_PROG(hbm_enqueue, struct sk_buff *skb, struct Qdisc *sch,
 	     struct bpf_sk_buff_ptr *to_free)
 {
-	const struct bq_params *p;
+	const struct bq_params *pv;
 	struct bq_instance *q;
-	struct hbm_sched *st = bq_enter(sch, &q, &p);
+	struct hbm_sched *st = bq_enter(sch, &q, &pv);
+	const struct hbm_params *p = bq_kind_params(pv);
 	u64 now, len, send, next, key;
 	struct hbm_agg *a;
 	u32 idx, k;
@@ -505,10 +508,10 @@ int BPF_PROG(hbm_enqueue, struct sk_buff *skb, struct Qdisc *sch,
 
 	if (!st)
 		return bq_drop(sch, q, skb, to_free, BQ_DROP_NO_INSTANCE);
-	if (sch->q.qlen >= p->v[P_LIMIT])
+	if (sch->q.qlen >= p->limit)
 		return bq_drop(sch, q, skb, to_free, BQ_DROP_OVERLIMIT);
 	now = bpf_ktime_get_ns();
-	key = agg_key(q, skb, p->v[P_CLASSIFY]);
+	key = agg_key(q, skb, p->classify);
 	idx = agg_find(q, st, key, now);
 	a = agg_at(q, idx);
 	if (!a)
@@ -714,7 +717,7 @@ int hbm_mark(struct __sk_buff *ctx)
 {
 	struct sk_buff *skb = bpf_cast_to_kern_ctx(ctx);
 	struct bq_instance *q = mark_instance(skb);
-	const struct bq_params *p = q ? bq_params_of(q) : NULL;
+	const struct hbm_params *p = q ? bq_kind_params(bq_params_of(q)) : NULL;
 	struct hbm_class_key k;
 	struct hbm_agg *a;
 	u32 *idx;
@@ -723,7 +726,7 @@ int hbm_mark(struct __sk_buff *ctx)
 		return TC_ACT_OK;
 	k.slot = q->slot;
 	k.pad = 0;
-	k.id = agg_key(q, skb, p->v[P_CLASSIFY]);
+	k.id = agg_key(q, skb, p->classify);
 	idx = bpf_map_lookup_elem(&hbm_agg_ids, &k);
 	a = idx ? agg_at(q, *idx) : NULL;
 	if (!a || !a->info.rate ||

@@ -17,9 +17,9 @@
  *                        instead of the defaults, so no packet sees the
  *                        defaults, unless they expired (their writer died)
  *   bq_defaults   ARRAY  [0] -> struct bq_params an instance starts with
- *   bq_fifo_ring  ARRAY  slot * ring_slots + i -> queued skb (kptr)
- *   bq_states     ARRAY  slot -> the kind's own state (BQ_STATE(), if any)
- * and the kind's own maps with a region per slot (BQ_SLOT_MAP()).
+ *   bq_states     ARRAY  slot -> the kind's own state (BQ_STATE())
+ * and the maps of the parts the kind uses (include/bq/: bq_ring, bq_pool,
+ * bq_timeq) and of its own, with a region per slot (BQ_SLOT_MAP()).
  * Included by both BPF (after vmlinux.h) and user space (after linux/types.h).
  */
 #ifndef BPFQDISC_H
@@ -69,7 +69,8 @@ enum bq_unit {
 /*
  * A qdisc describes its parameters in its own .bpf.c with BQ_PARAMS(); the
  * table lands in section .rodata.bq_params, which the loader reads from the
- * object. The index of an entry is its index in bq_params.v[].
+ * object. The index of an entry is its index in bq_params.v[], and its
+ * field's in the kind's struct of parameters (BPF reads them by name).
  */
 /*
  * A default of BQ_AUTO: the qdisc works the value out for each instance
@@ -117,14 +118,10 @@ struct bq_map_desc {
 	__u32 flags;
 };
 
-/* Per-kind parameter values, indexed as the kind's BQ_PARAMS() table. */
+/* Per-kind parameter values, indexed as the kind's BQ_PARAMS() table: in
+ * BPF, the kind's struct of __u64 fields laid over v[]. */
 struct bq_params {
 	__u64 v[BQ_MAX_PARAMS];
-};
-
-struct bq_fifo {
-	__u32 head;		/* next ring index to dequeue */
-	__u32 tail;		/* next ring index to fill */
 };
 
 /* Where a qdisc sits: device (in its netns) and parent handle. */
@@ -150,7 +147,6 @@ struct bq_instance {
 	/* Hot: touched by every packet. */
 	__u32 slot;
 	__u32 pad;
-	struct bq_fifo fifo;
 	struct bq_counters cnt;
 	/* Cold: who this is, for user space. */
 	struct bq_where where;

@@ -186,6 +186,28 @@ static void print_handle(const char *what, __u32 h)
 		printf(" %s %x:%x", what, h >> 16, h & 0xffff);
 }
 
+/*
+ * The kernel's queue length of q's qdisc, as qdisc show reads it: the
+ * kernel counts every packet, wherever the kind keeps it. Only a qdisc of
+ * this netns can be asked; false for the others.
+ */
+static bool kernel_qlen(const struct bq_instance *q, __u64 our_netns, __u32 *qlen)
+{
+	struct bq_qdisc_info *tc;
+	bool found = false;
+	size_t n;
+
+	if (q->where.netns_cookie != our_netns || bq_nl_qdisc_list(q->where.ifindex, &tc, &n))
+		return false;
+	for (size_t i = 0; i < n && !found; i++) {
+		found = bq_same_qdisc(q, our_netns, &tc[i]);
+		if (found)
+			*qlen = tc[i].qlen;
+	}
+	free(tc);
+	return found;
+}
+
 static void print_instance(const struct bq_kind *k, const struct bq_param_set *set,
 			   const struct bq_instance_info *ii, __u64 our_netns)
 {
@@ -193,6 +215,7 @@ static void print_instance(const struct bq_kind *k, const struct bq_param_set *s
 	struct bq_params params;
 	char dev[IF_NAMESIZE];
 	__u64 drops = 0;
+	__u32 qlen;
 
 	for (int i = 0; i < BQ_DROP__MAX; i++)
 		drops += q->cnt.drops[i];
@@ -205,10 +228,12 @@ static void print_instance(const struct bq_kind *k, const struct bq_param_set *s
 	print_handle("parent", q->where.parent);
 	if (!bq_read_params(k, q->slot, &params))
 		print_params(set, &params);
-	printf("\n    enqueued %llu dequeued %llu (%llu bytes) dropped %llu qlen %u\n",
+	printf("\n    enqueued %llu dequeued %llu (%llu bytes) dropped %llu",
 	       (unsigned long long)q->cnt.enqueued, (unsigned long long)q->cnt.dequeued,
-	       (unsigned long long)q->cnt.dequeued_bytes, (unsigned long long)drops,
-	       q->fifo.tail - q->fifo.head);
+	       (unsigned long long)q->cnt.dequeued_bytes, (unsigned long long)drops);
+	if (kernel_qlen(q, our_netns, &qlen))
+		printf(" qlen %u", qlen);
+	printf("\n");
 }
 
 static int cmd_list(int argc, char **argv)

@@ -160,5 +160,7 @@ int bq_nl_parse_dump(const void *buf, size_t len, int ifindex, struct bq_qdisc_i
 		     size_t *n, size_t *cap);
 /* Qdiscs of ifindex (0: all) in this netns. Caller frees *out. 0 or -errno. */
 int bq_nl_qdisc_list(int ifindex, struct bq_qdisc_info **out, size_t *n);
+/* Whether instance q is the qdisc tc of netns (show.c). */
+bool bq_same_qdisc(const struct bq_instance *q, __u64 netns, const struct bq_qdisc_info *tc);
 
 #endif

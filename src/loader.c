@@ -89,6 +89,13 @@ const struct bq_kind_meta *bq_kind_meta(const struct bq_kind *k)
 	m->nxstats = read_table(obj, ".rodata.bq_xstats", m->xstats, sizeof(m->xstats[0]),
 				BQ_MAX_XSTATS);
 	bpf_object__close(obj);
+	/* The table is indexed by field (BQ_PARAMS): a gap is a field with no entry. */
+	for (size_t i = 0; i < m->nparams; i++) {
+		if (!m->params[i].name[0]) {
+			bq_err("%s: parameter %zu has no name (a field without BQ_PARAM)", k->kind, i);
+			return NULL;
+		}
+	}
 	cached[idx] = true;
 	return m;
 }

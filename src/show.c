@@ -49,6 +49,13 @@ static void handle_str(__u32 h, char *buf, size_t len)
 		snprintf(buf, len, "%x:", h >> 16);
 }
 
+bool bq_same_qdisc(const struct bq_instance *q, __u64 netns, const struct bq_qdisc_info *tc)
+{
+	/* mq's children all have handle 0 when created by default. */
+	return q->where.netns_cookie == netns && (int)q->where.ifindex == tc->ifindex &&
+	       q->where.parent == tc->parent && q->handle == tc->handle;
+}
+
 static bool join_instance(struct view *v, __u64 netns)
 {
 	struct bq_instance_info *inst;
@@ -58,11 +65,7 @@ static bool join_instance(struct view *v, __u64 netns)
 	if (!v->kind || bq_instances(v->kind, &inst, &n))
 		return false;
 	for (size_t i = 0; i < n && !found; i++) {
-		/* mq's children all have handle 0 when created by default. */
-		found = inst[i].inst.where.netns_cookie == netns &&
-			(int)inst[i].inst.where.ifindex == v->tc.ifindex &&
-			inst[i].inst.where.parent == v->tc.parent &&
-			inst[i].inst.handle == v->tc.handle;
+		found = bq_same_qdisc(&inst[i].inst, netns, &v->tc);
 		if (found)
 			v->inst = inst[i].inst;
 	}

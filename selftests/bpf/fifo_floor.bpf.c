@@ -7,7 +7,7 @@
  * bpf_kptr_xchg per op. Correct for ONE instance only: never attach it to
  * two devices at once.
  */
-#include "bpfqdisc.bpf.h"
+#include "bq/ring.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 

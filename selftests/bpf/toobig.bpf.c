@@ -6,26 +6,40 @@
  * test_cli_state: bpfqdisc load must say the program is too large, not
  * that the maps could not be allocated.
  */
-#include "bpfqdisc.bpf.h"
+#include "bq/core.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
-BQ_PARAMS(
-	{ "limit", BQ_UNIT_COUNT, 1000, 1, BQ_DEFAULT_RING_SLOTS },
+struct toobig_params {
+	__u64 limit;
+};
+
+BQ_PARAMS(struct toobig_params,
+	BQ_PARAM(limit, BQ_UNIT_COUNT, 1000, 1, 1 << 20),
 );
+
+struct toobig_sched {
+	__u64 unused;
+};
+
+BQ_STATE(struct toobig_sched);
 
 /* It never loads: every packet would be dropped, the queue always empty. */
 SEC("struct_ops")
 int BPF_PROG(toobig_enqueue, struct sk_buff *skb, struct Qdisc *sch,
 	     struct bpf_sk_buff_ptr *to_free)
 {
+	const struct bq_params *pv;
+	struct bq_instance *q;
 	volatile u64 sum = 0;
+
+	bq_enter(sch, &q, &pv);
 
 	/* A counter the verifier knows exactly: it walks every iteration. */
 #pragma clang loop unroll(disable)
 	for (u32 i = 0; i < 1000000; i++)
 		sum += i;
-	return bq_drop(sch, bq_instance(sch), skb, to_free, BQ_DROP_OVERLIMIT);
+	return bq_drop(sch, q, skb, to_free, BQ_DROP_OVERLIMIT);
 }
 
 SEC("struct_ops")
@@ -34,4 +48,14 @@ struct sk_buff *BPF_PROG(toobig_dequeue, struct Qdisc *sch)
 	return NULL;
 }
 
-BQ_QDISC_OPS(toobig);
+static int toobig_setup(struct bq_instance *q, struct toobig_sched *st)
+{
+	return 0;
+}
+
+static __always_inline void toobig_purge(struct Qdisc *sch, struct bq_instance *q,
+					 struct toobig_sched *st)
+{
+}
+
+BQ_QDISC_OPS(toobig, toobig_setup, toobig_purge);

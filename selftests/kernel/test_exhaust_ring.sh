@@ -1,7 +1,7 @@
 # The per-instance ring full (--ring-slots 256): what a qdisc holds is
 # bounded by the ring whatever its limit, the packets that do not fit are
 # dropped and counted, traffic keeps flowing, and nothing leaks.
-#   - bpf_fifo, limit 1000 in a ring of 256 (the ring is bq_fifo_ring): a
+#   - bpf_fifo, limit 1000 in a ring of 256 (the ring is bq_ring): a
 #     UDP flood into a slow receiver queues 256 at most (qlen may count one
 #     more, requeued), the rest are overlimit drops, packets keep leaving;
 #   - bpf_fq (its packets live in bq_pool, 255 entries here): 8 flows of 64

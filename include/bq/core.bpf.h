@@ -1,8 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * bpfqdisc framework for BPF qdiscs on struct_ops Qdisc_ops.
+ * bpfqdisc core: what every BPF qdisc on struct_ops Qdisc_ops needs. A
+ * qdisc file holds its policy and includes this part and the others it
+ * uses by name (include/bq/):
+ *	ring.bpf.h	a FIFO ring of skb kptrs (bpf_fifo)
+ *	pool.bpf.h	an skb pool with linked per-flow queues (bpf_fq, bpf_hbm)
+ *	timeq.bpf.h	a min-heap of (time, value) (bpf_fq, bpf_hbm)
+ *	ids.bpf.h	an allocator of entry indexes with a free list (the
+ *			pool, bpf_fq's flows)
+ *	list.bpf.h	doubly linked lists of entries by index (bpf_fq)
  *
- * A qdisc file holds its policy and nothing else. This header owns:
+ * This part owns:
  *   - the qdisc kfuncs, which the kernel only lets enqueue/dequeue call in
  *     the combinations noted below;
  *   - per-instance state: .init claims a slot (owned by the Qdisc pointer,
@@ -16,19 +24,14 @@
  *   - init, reset and destroy: BQ_QDISC_OPS(name) emits them with the
  *     struct_ops; a kind with state gives two hooks, one to set up a zeroed
  *     state and one to free what it holds (see BQ_QDISC_OPS below);
- *   - the skb plumbing: a FIFO ring of skb kptrs per instance. The ops of
- *     one instance run under its qdisc lock, so a ring index needs no atomics
- *     and one bpf_kptr_xchg() stores or takes an skb: no allocation per packet;
- *   - for qdiscs with many queues, opt-in: an skb pool with linked queues in
- *     departure-time order (BQ_WANT_POOL: bq_skbq_push/pop) and a min-heap
- *     of (time, value) per instance (BQ_WANT_TIMEQ: bq_tq_push/peek/pop);
- *     BQ_NO_FIFO leaves the ring out. Same rules: per-instance regions of
- *     ARRAY maps, index 0 never used, no locks, no allocation;
  *   - the standard counters and Qdisc qstats/bstats, updated in one place:
  *     bq_enqueued(), bq_dequeued(), bq_drop().
+ * The parts keep its rules: per-instance regions of ARRAY maps, no locks
+ * (the ops of one instance run under its qdisc lock), no allocation per
+ * packet.
  */
-#ifndef BPFQDISC_BPF_H
-#define BPFQDISC_BPF_H
+#ifndef BQ_CORE_BPF_H
+#define BQ_CORE_BPF_H
 
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -78,20 +81,8 @@ const volatile __u32 bq_max_instances = BQ_DEFAULT_MAX_INSTANCES;
 	BQ_SLOT_MAP_DEF(map, mtype, K, V, n);				\
 	BQ_SLOT_MAP_DESC(map, n, flags)
 
-struct bq_skb_slot {
-	struct sk_buff __kptr *skb;
-};
-
 BQ_SLOT_MAP(bq_instances, BPF_MAP_TYPE_ARRAY, u32, struct bq_instance, 1, BQ_MAP_PIN);
 BQ_SLOT_MAP(bq_slots, BPF_MAP_TYPE_ARRAY, u32, u64, 1, BQ_MAP_PIN);
-
-/*
- * A qdisc that keeps its packets elsewhere (the skb pool below) defines
- * BQ_NO_FIFO before including this header: no ring, no memory for it.
- */
-#ifndef BQ_NO_FIFO
-BQ_SLOT_MAP(bq_fifo_ring, BPF_MAP_TYPE_ARRAY, u32, struct bq_skb_slot, BQ_PER_RING, 0);
-#endif
 
 BQ_SLOT_MAP(bq_params, BPF_MAP_TYPE_ARRAY, u32, struct bq_params, 1, BQ_MAP_PIN);
 
@@ -110,11 +101,45 @@ struct {
 } bq_defaults SEC(".maps");
 
 /*
- * BQ_PARAMS({ "limit", BQ_UNIT_COUNT, 1000, 1, 16384 }, ...): the kind's
- * parameters, in the order of the index enum the policy reads them by.
+ * The kind's parameters: a struct of __u64 fields, and a table of them
+ * (name, unit, default, minimum, maximum) that the loader reads from
+ * .rodata.bq_params:
+ *	struct fifo_params {
+ *		__u64 limit;
+ *	};
+ *	BQ_PARAMS(struct fifo_params,
+ *		BQ_PARAM(limit, BQ_UNIT_COUNT, 1000, 1, BQ_DEFAULT_RING_SLOTS),
+ *	);
+ * An entry's place in the table is its field's place in the struct
+ * (offsetof), whatever the order they are written in, so the values user
+ * space keeps in bq_params.v[] by table order are the struct's fields: the
+ * policy reads p->limit through bq_kind_params(). BQ_PARAM_NAMED names a
+ * field otherwise (fq's weight[0] is "weight0"). The build fails for a
+ * field that is not a __u64, two entries of one field, a struct beyond
+ * BQ_MAX_PARAMS, or a last field without an entry.
  */
-#define BQ_PARAMS(...) \
-	const struct bq_param_desc bq_param_table[] SEC(".rodata.bq_params") = { __VA_ARGS__ }
+#define BQ_PARAMS(T, ...)						\
+	typedef T bq_kind_params_t;					\
+	_Static_assert(sizeof(T) % sizeof(__u64) == 0 &&		\
+		       sizeof(T) <= sizeof(struct bq_params),		\
+		       #T ": at most BQ_MAX_PARAMS fields, each a __u64"); \
+	const struct bq_param_desc bq_param_table[] SEC(".rodata.bq_params") = { __VA_ARGS__ }; \
+	_Static_assert(sizeof(bq_param_table) ==			\
+		       sizeof(T) / sizeof(__u64) * sizeof(struct bq_param_desc), \
+		       #T ": its last field has no BQ_PARAM");		\
+	/* The instance's parameters as the kind's struct. */		\
+	static __always_inline __attribute__((unused)) const T *	\
+	bq_kind_params(const struct bq_params *p)			\
+	{								\
+		return (const T *)p;					\
+	}
+#define BQ_PARAM_INDEX(field)						\
+	(__builtin_offsetof(bq_kind_params_t, field) / sizeof(__u64) +	\
+	 0 * sizeof(char[sizeof(((bq_kind_params_t *)0)->field) == sizeof(__u64) ? 1 : -1]))
+#define BQ_PARAM_NAMED(field, name, unit, def, min, max)		\
+	[BQ_PARAM_INDEX(field)] = { name, unit, def, min, max }
+#define BQ_PARAM(field, unit, def, min, max)				\
+	BQ_PARAM_NAMED(field, #field, unit, def, min, max)
 
 /*
  * BQ_XSTATS({ "flows", BQ_GAUGE }, ...): names of the kind's own statistics,
@@ -129,6 +154,33 @@ __u64 bq_orphan_drops;
 static __always_inline u32 bq_pkt_len(const struct sk_buff *skb)
 {
 	return ((struct qdisc_skb_cb *)skb->cb)->pkt_len;
+}
+
+/*
+ * The key of entry idx of instance q's region in a BQ_SLOT_MAP of n entries
+ * per slot (n a power of two). idx wraps within the region, which also
+ * bounds the key for the verifier.
+ */
+static __always_inline u32 bq_region_key(const struct bq_instance *q, u32 n, u32 idx)
+{
+	return q->slot * n + (idx & (n - 1));
+}
+
+/* Entry idx of q's region of map (n per slot), or NULL. */
+#define bq_region_lookup(map, q, n, idx)				\
+	({								\
+		u32 __bq_key = bq_region_key(q, n, idx);		\
+									\
+		bpf_map_lookup_elem(map, &__bq_key);			\
+	})
+
+/*
+ * Fibonacci hashing: key times 2^64 / golden ratio, whose high bits depend
+ * on every bit of key (pointers and counters alike); the top 32 of them.
+ */
+static __always_inline u32 bq_hash32(u64 key)
+{
+	return (key * 0x9E3779B97F4A7C15ULL) >> 32;
 }
 
 /*
@@ -207,414 +259,6 @@ static __always_inline void bq_purged(struct Qdisc *sch, struct sk_buff *skb)
 	bpf_kfree_skb(skb);
 }
 
-/* --- FIFO ring of skb kptrs --------------------------------------------- */
-#ifndef BQ_NO_FIFO
-
-static __always_inline struct bq_skb_slot *bq_ring_slot(const struct bq_instance *q,
-							u32 idx)
-{
-	u32 key = q->slot * bq_ring_slots + (idx & (bq_ring_slots - 1));
-
-	return bpf_map_lookup_elem(&bq_fifo_ring, &key);
-}
-
-static __always_inline u32 bq_fifo_len(const struct bq_fifo *f)
-{
-	return f->tail - f->head;
-}
-
-/*
- * Queue skb at the tail. The caller checked the limit, which the loader
- * keeps below bq_ring_slots; a full ring still drops rather than overwrite.
- */
-static __always_inline int bq_fifo_push(struct Qdisc *sch, struct bq_instance *q,
-					struct sk_buff *skb,
-					struct bpf_sk_buff_ptr *to_free)
-{
-	struct bq_skb_slot *s;
-	u32 len = bq_pkt_len(skb);
-
-	if (bq_fifo_len(&q->fifo) >= bq_ring_slots)
-		return bq_drop(sch, q, skb, to_free, BQ_DROP_OVERLIMIT);
-	s = bq_ring_slot(q, q->fifo.tail);
-	if (!s)
-		return bq_drop(sch, q, skb, to_free, BQ_DROP_NOMEM);
-	skb = bpf_kptr_xchg(&s->skb, skb);
-	if (skb)	/* slot unexpectedly busy: the old skb is lost state */
-		bpf_kfree_skb(skb);
-	q->fifo.tail++;
-	bq_enqueued(sch, q, len);
-	return NET_XMIT_SUCCESS;
-}
-
-static __always_inline struct sk_buff *bq_fifo_pop(struct bq_instance *q)
-{
-	struct bq_skb_slot *s;
-
-	if (!bq_fifo_len(&q->fifo))
-		return NULL;
-	s = bq_ring_slot(q, q->fifo.head);
-	if (!s)
-		return NULL;
-	q->fifo.head++;
-	return bpf_kptr_xchg(&s->skb, NULL);
-}
-
-/* Free every queued skb; used by reset and destroy. */
-static __always_inline void bq_fifo_purge(struct Qdisc *sch, struct bq_instance *q)
-{
-	struct sk_buff *skb;
-	u32 n = bq_fifo_len(&q->fifo), i;
-
-	bpf_for(i, 0, n) {
-		skb = bq_fifo_pop(q);
-		if (skb)
-			bq_purged(sch, skb);
-	}
-	q->fifo.head = q->fifo.tail = 0;
-}
-#else
-static __always_inline void bq_fifo_purge(struct Qdisc *sch, struct bq_instance *q)
-{
-}
-#endif /* BQ_NO_FIFO */
-
-/* --- skb pool: packets of one instance in linked queues ----------------- *
- *
- * For qdiscs with many queues (one per flow, per class...). Define
- * BQ_WANT_POOL before including this header. Each instance owns a region of
- * bq_ring_slots entries of the bq_pool map; an entry holds one queued skb
- * (kptr), its departure time and the index of the next entry of its queue.
- * A queue (struct bq_skbq) is a head, a tail and a length, kept wherever the
- * qdisc wants (a flow, a class). Nothing is allocated per packet, no lock is
- * taken: the ops of one instance run under its qdisc lock. Index 0 is never
- * used, so 0 ends a queue and zeroed memory is a set of empty queues; an
- * instance holds at most bq_ring_slots - 1 packets. Queues are kept in
- * departure-time order: a packet due earlier than the tail is inserted in
- * order (a walk of at most BQ_SKBQ_SORT_MAX entries; in-order arrival, as
- * from one socket, costs nothing).
- */
-#ifdef BQ_WANT_POOL
-#define BQ_SKBQ_SORT_MAX	1024
-
-struct bq_pkt {
-	struct sk_buff __kptr *skb;
-	__u64 time;		/* departure time (ns, CLOCK_MONOTONIC): the order */
-	__u32 next;		/* next entry of the same queue; 0 ends it */
-	__u32 aux;		/* the qdisc's own, per packet */
-};
-
-BQ_SLOT_MAP(bq_pool, BPF_MAP_TYPE_ARRAY, u32, struct bq_pkt, BQ_PER_RING, 0);
-
-/* Per instance, in the qdisc's own state; all zero is an empty pool. */
-struct bq_pool_state {
-	__u32 free;		/* first free entry, linked by next; 0: none */
-	__u32 hwm;		/* highest entry ever handed out */
-	__u32 used;		/* entries holding a packet */
-	__u32 pad;
-};
-
-struct bq_skbq {
-	__u32 head;
-	__u32 tail;
-	__u32 len;
-};
-
-static __always_inline struct bq_pkt *bq_pkt(const struct bq_instance *q, u32 idx)
-{
-	u32 key = q->slot * bq_ring_slots + (idx & (bq_ring_slots - 1));
-
-	return bpf_map_lookup_elem(&bq_pool, &key);
-}
-
-/* An unused entry, or 0 when the instance's region is full. */
-static __always_inline u32 bq_pool_alloc(const struct bq_instance *q, struct bq_pool_state *ps)
-{
-	struct bq_pkt *p;
-	u32 idx = ps->free;
-
-	if (idx) {
-		p = bq_pkt(q, idx);
-		if (!p)
-			return 0;
-		ps->free = p->next;
-	} else if (ps->hwm + 1 < bq_ring_slots) {
-		idx = ++ps->hwm;
-	} else {
-		return 0;
-	}
-	ps->used++;
-	return idx;
-}
-
-static __always_inline void bq_pool_put(struct bq_pool_state *ps, struct bq_pkt *p, u32 idx)
-{
-	p->next = ps->free;
-	ps->free = idx;
-	ps->used--;
-}
-
-/* Links entry idx (time already set) into sq in time order. */
-static __always_inline void bq_skbq_link(const struct bq_instance *q, struct bq_skbq *sq,
-					 struct bq_pkt *p, u32 idx)
-{
-	struct bq_pkt *t, *c, *prevp;
-	u32 prev = 0, cur, i;
-
-	p->next = 0;
-	if (!sq->len || !sq->head) {
-		sq->head = sq->tail = idx;
-		sq->len = 1;
-		return;
-	}
-	sq->len++;
-	t = bq_pkt(q, sq->tail);
-	if (!t || p->time >= t->time) {
-		if (t)
-			t->next = idx;
-		sq->tail = idx;
-		return;
-	}
-	/* Due before the tail: find the first entry due later than p. */
-	cur = sq->head;
-	bpf_for(i, 0, BQ_SKBQ_SORT_MAX) {
-		c = bq_pkt(q, cur);
-		if (!c || c->time > p->time)
-			break;
-		prev = cur;
-		cur = c->next;
-		if (!cur)
-			break;
-	}
-	p->next = cur;
-	if (!cur)
-		sq->tail = idx;
-	if (!prev) {
-		sq->head = idx;
-		return;
-	}
-	prevp = bq_pkt(q, prev);
-	if (prevp)
-		prevp->next = idx;
-}
-
-/*
- * Queue skb on sq, due at time, with the qdisc's aux beside it. Counts it
- * (bq_enqueued) or, with the instance's region full, drops it as
- * BQ_DROP_NOMEM.
- */
-static __always_inline int bq_skbq_push(struct Qdisc *sch, struct bq_instance *q,
-					struct bq_pool_state *ps, struct bq_skbq *sq,
-					struct sk_buff *skb, u64 time, u32 aux,
-					struct bpf_sk_buff_ptr *to_free)
-{
-	u32 len = bq_pkt_len(skb), idx;
-	struct bq_pkt *p;
-
-	idx = bq_pool_alloc(q, ps);
-	if (!idx)
-		return bq_drop(sch, q, skb, to_free, BQ_DROP_NOMEM);
-	p = bq_pkt(q, idx);
-	if (!p)
-		return bq_drop(sch, q, skb, to_free, BQ_DROP_NOMEM);
-	p->time = time;
-	p->aux = aux;
-	skb = bpf_kptr_xchg(&p->skb, skb);
-	if (skb)	/* entry unexpectedly busy: that skb is lost state */
-		bpf_kfree_skb(skb);
-	bq_skbq_link(q, sq, p, idx);
-	bq_enqueued(sch, q, len);
-	return NET_XMIT_SUCCESS;
-}
-
-/* sq's first entry, to read before a pop; NULL if sq is empty. */
-static __always_inline struct bq_pkt *bq_skbq_head(const struct bq_instance *q,
-						   const struct bq_skbq *sq)
-{
-	return sq->len ? bq_pkt(q, sq->head) : NULL;
-}
-
-/* Departure time of sq's first packet; false if sq is empty. */
-static __always_inline bool bq_skbq_head_time(const struct bq_instance *q,
-					      const struct bq_skbq *sq, u64 *time)
-{
-	struct bq_pkt *p = bq_skbq_head(q, sq);
-
-	if (!p)
-		return false;
-	*time = p->time;
-	return true;
-}
-
-/* Take sq's first packet (NULL if empty); pass it to bq_dequeued(). */
-static __always_inline struct sk_buff *bq_skbq_pop(const struct bq_instance *q,
-						   struct bq_pool_state *ps,
-						   struct bq_skbq *sq)
-{
-	struct bq_pkt *p;
-	u32 idx = sq->head;
-
-	if (!sq->len || !idx)
-		return NULL;
-	p = bq_pkt(q, idx);
-	if (!p)
-		return NULL;
-	sq->head = p->next;
-	if (!--sq->len)
-		sq->head = sq->tail = 0;
-	bq_pool_put(ps, p, idx);
-	return bpf_kptr_xchg(&p->skb, NULL);
-}
-
-/*
- * Free every packet of the instance, whatever queue holds it (reset,
- * destroy); the caller then empties its queues. The pool is empty after.
- */
-static __always_inline void bq_pool_purge(struct Qdisc *sch, const struct bq_instance *q,
-					  struct bq_pool_state *ps)
-{
-	struct sk_buff *skb;
-	struct bq_pkt *p;
-	u32 i;
-
-	bpf_for(i, 1, ps->hwm + 1) {
-		p = bq_pkt(q, i);
-		if (!p)
-			continue;
-		skb = bpf_kptr_xchg(&p->skb, NULL);
-		if (skb)
-			bq_purged(sch, skb);
-	}
-	ps->free = ps->hwm = ps->used = 0;
-}
-#endif /* BQ_WANT_POOL */
-
-/* --- time queue: a min-heap of (time, value) per instance -------------- *
- *
- * For what must happen in time order: flows throttled until their next
- * departure (fq), packets held until their EDT timestamp. Define
- * BQ_WANT_TIMEQ. Each instance owns bq_ring_slots entries of bq_timeq (so
- * bq_ring_slots - 1 items); push and pop cost O(log n) array steps, peek
- * O(1). Equal times come out in no particular order. There is no removal
- * by value: a qdisc that changes its mind marks the item stale in its own
- * state and skips it when it comes out (as fq does).
- */
-#ifdef BQ_WANT_TIMEQ
-#define BQ_TQ_MAX_DEPTH		32
-
-struct bq_tq_ent {
-	__u64 time;
-	__u32 val;
-	__u32 pad;
-};
-
-BQ_SLOT_MAP(bq_timeq, BPF_MAP_TYPE_ARRAY, u32, struct bq_tq_ent, BQ_PER_RING, 0);
-
-/* Per instance, in the qdisc's own state; zero is empty. */
-struct bq_tq {
-	__u32 len;
-	__u32 pad;
-};
-
-static __always_inline struct bq_tq_ent *bq_tq_ent(const struct bq_instance *q, u32 i)
-{
-	u32 key = q->slot * bq_ring_slots + (i & (bq_ring_slots - 1));
-
-	return bpf_map_lookup_elem(&bq_timeq, &key);
-}
-
-/* 0, or -ENOSPC when the instance's heap is full. */
-static __always_inline int bq_tq_push(const struct bq_instance *q, struct bq_tq *tq,
-				      u64 time, u32 val)
-{
-	struct bq_tq_ent *pe, *ce;
-	u32 i, par, k;
-
-	if (tq->len + 1 >= bq_ring_slots)
-		return -ENOSPC;
-	i = ++tq->len;
-	bpf_for(k, 0, BQ_TQ_MAX_DEPTH) {
-		if (i <= 1)
-			break;
-		par = i >> 1;
-		pe = bq_tq_ent(q, par);
-		ce = bq_tq_ent(q, i);
-		if (!pe || !ce || pe->time <= time)
-			break;
-		ce->time = pe->time;
-		ce->val = pe->val;
-		i = par;
-	}
-	ce = bq_tq_ent(q, i);
-	if (ce) {
-		ce->time = time;
-		ce->val = val;
-	}
-	return 0;
-}
-
-/* The earliest item; false if empty. */
-static __always_inline bool bq_tq_peek(const struct bq_instance *q, const struct bq_tq *tq,
-				       u64 *time, u32 *val)
-{
-	struct bq_tq_ent *e;
-
-	if (!tq->len)
-		return false;
-	e = bq_tq_ent(q, 1);
-	if (!e)
-		return false;
-	*time = e->time;
-	*val = e->val;
-	return true;
-}
-
-/* Remove the earliest item. */
-static __always_inline void bq_tq_pop(const struct bq_instance *q, struct bq_tq *tq)
-{
-	struct bq_tq_ent *e, *ce, *ce2, *ie;
-	u64 ltime;
-	u32 lval, i = 1, c, k, len;
-
-	if (!tq->len)
-		return;
-	e = bq_tq_ent(q, tq->len);
-	len = --tq->len;
-	if (!e || !len)
-		return;
-	ltime = e->time;
-	lval = e->val;
-	bpf_for(k, 0, BQ_TQ_MAX_DEPTH) {
-		c = i << 1;
-		if (c > len)
-			break;
-		ce = bq_tq_ent(q, c);
-		if (!ce)
-			break;
-		if (c + 1 <= len) {
-			ce2 = bq_tq_ent(q, c + 1);
-			if (ce2 && ce2->time < ce->time) {
-				ce = ce2;
-				c++;
-			}
-		}
-		if (ltime <= ce->time)
-			break;
-		ie = bq_tq_ent(q, i);
-		if (!ie)
-			break;
-		ie->time = ce->time;
-		ie->val = ce->val;
-		i = c;
-	}
-	ie = bq_tq_ent(q, i);
-	if (ie) {
-		ie->time = ltime;
-		ie->val = lval;
-	}
-}
-#endif /* BQ_WANT_TIMEQ */
-
 /* --- instance lifecycle ------------------------------------------------- */
 
 static __always_inline int bq_slot_claim(struct Qdisc *sch, u32 *slot)
@@ -676,14 +320,13 @@ static __always_inline int bq_instance_create(struct Qdisc *sch)
 	return 0;
 }
 
-/* .reset: drop every queued packet; parameters and counters stay. */
+/* .reset: after the policy freed its packets; parameters and counters stay. */
 static __always_inline void bq_instance_reset(struct Qdisc *sch)
 {
 	struct bq_instance *q = bq_instance(sch);
 
 	if (!q)
 		return;
-	bq_fifo_purge(sch, q);
 	q->cnt.resets++;
 }
 
@@ -695,7 +338,6 @@ static __always_inline void bq_instance_destroy(struct Qdisc *sch)
 
 	if (!q)
 		return;
-	bq_fifo_purge(sch, q);
 	slot = q->slot;
 	__builtin_memset(q, 0, sizeof(*q));
 	bq_slot_release(slot);
@@ -728,9 +370,9 @@ static __always_inline void bq_instance_destroy(struct Qdisc *sch)
 
 /* --- the ops --------------------------------------------------------------- *
  *
- * BQ_QDISC_OPS(fifo) emits the struct_ops of kind bpf_fifo: fifo_enqueue
- * and fifo_dequeue are the kind's; init, reset and destroy the framework's.
- * A kind with BQ_STATE names its hooks too:
+ * BQ_QDISC_OPS(fifo, fifo_setup, fifo_purge) emits the struct_ops of kind
+ * bpf_fifo: fifo_enqueue and fifo_dequeue are the kind's; init, reset and
+ * destroy the framework's, which call the hooks of the kind's BQ_STATE:
  *	BQ_QDISC_OPS(fq, fq_setup, fq_purge)
  *	BQ_QDISC_OPS(hbm, hbm_setup, hbm_purge, hbm_release)
  *   int setup(q, st)	   st is all zero: make it an empty state, at init
@@ -770,9 +412,6 @@ static __always_inline void bq_instance_destroy(struct Qdisc *sch)
 		.destroy = (void *)name##_destroy,			\
 		.id = "bpf_" #name,					\
 	}
-
-#define BQ_OPS_STATELESS(name)						\
-	BQ_OPS_EMIT(name, bq_instance_create, bq_instance_reset, bq_instance_destroy)
 
 #define BQ_OPS_STATE(name, setup, purge, release)			\
 	static __always_inline int name##_state_init(struct Qdisc *sch)	\
@@ -826,10 +465,10 @@ static __always_inline void bq_instance_destroy(struct Qdisc *sch)
 #define BQ_OPS_WITH_STATE(name, setup, purge)				\
 	BQ_OPS_STATE(name, setup, purge, BQ_NO_RELEASE)
 #define BQ_OPS_BAD_ARGS(...)						\
-	_Static_assert(0, "BQ_QDISC_OPS(name) or (name, setup, purge[, release])")
+	_Static_assert(0, "BQ_QDISC_OPS(name, setup, purge[, release])")
 #define BQ_OPS_PICK(_1, _2, _3, _4, ops, ...) ops
 #define BQ_QDISC_OPS(...)						\
 	BQ_OPS_PICK(__VA_ARGS__, BQ_OPS_STATE, BQ_OPS_WITH_STATE, BQ_OPS_BAD_ARGS, \
-		    BQ_OPS_STATELESS, )(__VA_ARGS__)
+		    BQ_OPS_BAD_ARGS, )(__VA_ARGS__)
 
-#endif /* BPFQDISC_BPF_H */
+#endif /* BQ_CORE_BPF_H */

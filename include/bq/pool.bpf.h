@@ -1,0 +1,191 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * bpfqdisc pool: packets of one instance in linked queues.
+ *
+ * For qdiscs with many queues (one per flow, per class...). Each instance
+ * owns a region of bq_ring_slots entries of the bq_pool map; an entry holds
+ * one queued skb (kptr), its departure time and the index of the next entry
+ * of its queue. A queue (struct bq_skbq) is a head, a tail and a length,
+ * kept wherever the qdisc wants (a flow, a class). Nothing is allocated per
+ * packet, no lock is taken: the ops of one instance run under its qdisc
+ * lock. Index 0 is never used, so 0 ends a queue and zeroed memory is a set
+ * of empty queues; an instance holds at most bq_ring_slots - 1 packets.
+ * Queues are kept in departure-time order: a packet due earlier than the
+ * tail is inserted in order (a walk of at most BQ_SKBQ_SORT_MAX entries;
+ * in-order arrival, as from one socket, costs nothing).
+ */
+#ifndef BQ_POOL_BPF_H
+#define BQ_POOL_BPF_H
+
+#include "bq/core.bpf.h"
+#include "bq/ids.bpf.h"
+
+#define BQ_SKBQ_SORT_MAX	1024
+
+struct bq_pkt {
+	struct sk_buff __kptr *skb;
+	__u64 time;		/* departure time (ns, CLOCK_MONOTONIC): the order */
+	__u32 next;		/* next entry of the same queue; 0 ends it */
+	__u32 aux;		/* the qdisc's own, per packet */
+};
+
+BQ_SLOT_MAP(bq_pool, BPF_MAP_TYPE_ARRAY, u32, struct bq_pkt, BQ_PER_RING, 0);
+
+/* Per instance, in the qdisc's own state; all zero is an empty pool. */
+struct bq_pool_state {
+	struct bq_ids ids;	/* entries holding a packet; free ones linked by next */
+};
+
+struct bq_skbq {
+	__u32 head;
+	__u32 tail;
+	__u32 len;
+};
+
+static __always_inline struct bq_pkt *bq_pkt(const struct bq_instance *q, u32 idx)
+{
+	return bq_region_lookup(&bq_pool, q, bq_ring_slots, idx);
+}
+
+/* An unused entry, or 0 when the instance's region is full. */
+static __always_inline u32 bq_pool_alloc(const struct bq_instance *q, struct bq_pool_state *ps)
+{
+	struct bq_pkt *p = ps->ids.free ? bq_pkt(q, ps->ids.free) : NULL;
+
+	return bq_ids_alloc(&ps->ids, bq_ring_slots, p ? p->next : BQ_IDS_UNREAD);
+}
+
+/* Links entry idx (time already set) into sq in time order. */
+static __always_inline void bq_skbq_link(const struct bq_instance *q, struct bq_skbq *sq,
+					 struct bq_pkt *p, u32 idx)
+{
+	struct bq_pkt *t, *c, *prevp;
+	u32 prev = 0, cur, i;
+
+	p->next = 0;
+	if (!sq->len || !sq->head) {
+		sq->head = sq->tail = idx;
+		sq->len = 1;
+		return;
+	}
+	sq->len++;
+	t = bq_pkt(q, sq->tail);
+	if (!t || p->time >= t->time) {
+		if (t)
+			t->next = idx;
+		sq->tail = idx;
+		return;
+	}
+	/* Due before the tail: find the first entry due later than p. */
+	cur = sq->head;
+	bpf_for(i, 0, BQ_SKBQ_SORT_MAX) {
+		c = bq_pkt(q, cur);
+		if (!c || c->time > p->time)
+			break;
+		prev = cur;
+		cur = c->next;
+		if (!cur)
+			break;
+	}
+	p->next = cur;
+	if (!cur)
+		sq->tail = idx;
+	if (!prev) {
+		sq->head = idx;
+		return;
+	}
+	prevp = bq_pkt(q, prev);
+	if (prevp)
+		prevp->next = idx;
+}
+
+/*
+ * Queue skb on sq, due at time, with the qdisc's aux beside it. Counts it
+ * (bq_enqueued) or, with the instance's region full, drops it as
+ * BQ_DROP_NOMEM.
+ */
+static __always_inline int bq_skbq_push(struct Qdisc *sch, struct bq_instance *q,
+					struct bq_pool_state *ps, struct bq_skbq *sq,
+					struct sk_buff *skb, u64 time, u32 aux,
+					struct bpf_sk_buff_ptr *to_free)
+{
+	u32 len = bq_pkt_len(skb), idx;
+	struct bq_pkt *p;
+
+	idx = bq_pool_alloc(q, ps);
+	if (!idx)
+		return bq_drop(sch, q, skb, to_free, BQ_DROP_NOMEM);
+	p = bq_pkt(q, idx);
+	if (!p)
+		return bq_drop(sch, q, skb, to_free, BQ_DROP_NOMEM);
+	p->time = time;
+	p->aux = aux;
+	skb = bpf_kptr_xchg(&p->skb, skb);
+	if (skb)	/* entry unexpectedly busy: that skb is lost state */
+		bpf_kfree_skb(skb);
+	bq_skbq_link(q, sq, p, idx);
+	bq_enqueued(sch, q, len);
+	return NET_XMIT_SUCCESS;
+}
+
+/* sq's first entry, to read before a pop; NULL if sq is empty. */
+static __always_inline struct bq_pkt *bq_skbq_head(const struct bq_instance *q,
+						   const struct bq_skbq *sq)
+{
+	return sq->len ? bq_pkt(q, sq->head) : NULL;
+}
+
+/* Departure time of sq's first packet; false if sq is empty. */
+static __always_inline bool bq_skbq_head_time(const struct bq_instance *q,
+					      const struct bq_skbq *sq, u64 *time)
+{
+	struct bq_pkt *p = bq_skbq_head(q, sq);
+
+	if (!p)
+		return false;
+	*time = p->time;
+	return true;
+}
+
+/* Take sq's first packet (NULL if empty); pass it to bq_dequeued(). */
+static __always_inline struct sk_buff *bq_skbq_pop(const struct bq_instance *q,
+						   struct bq_pool_state *ps,
+						   struct bq_skbq *sq)
+{
+	struct bq_pkt *p;
+	u32 idx = sq->head;
+
+	if (!sq->len || !idx)
+		return NULL;
+	p = bq_pkt(q, idx);
+	if (!p)
+		return NULL;
+	sq->head = p->next;
+	if (!--sq->len)
+		sq->head = sq->tail = 0;
+	bq_ids_put(&ps->ids, &p->next, idx);
+	return bpf_kptr_xchg(&p->skb, NULL);
+}
+
+/*
+ * Free every packet of the instance, whatever queue holds it (reset,
+ * destroy); the caller then empties its queues. The pool is empty after.
+ */
+static __always_inline void bq_pool_purge(struct Qdisc *sch, const struct bq_instance *q,
+					  struct bq_pool_state *ps)
+{
+	struct sk_buff *skb;
+	struct bq_pkt *p;
+	u32 i;
+
+	bpf_for(i, 1, ps->ids.hwm + 1) {
+		p = bq_pkt(q, i);
+		if (!p)
+			continue;
+		skb = bpf_kptr_xchg(&p->skb, NULL);
+		if (skb)
+			bq_purged(sch, skb);
+	}
+	__builtin_memset(&ps->ids, 0, sizeof(ps->ids));
+}
+#endif /* BQ_POOL_BPF_H */
