@@ -142,13 +142,23 @@ wait_slab_below() {
 	done
 }
 
-# Everything a test may leave behind.
+# Everything a test may leave behind. Deleting a namespace returns before
+# the kernel has torn down its devices, and a deleted veth's threaded NAPI
+# thread can outlive it: after test_leak's flood, the next test's
+# slow_receiver found the old napi/vb thread and it was gone by the renice.
+# So wait (up to 10 s) until no NAPI thread is left; fails if one is.
 cleanup_all() {
+	# Their processes would keep the namespaces alive.
+	for p in udpflood iperf3 sockperf; do pkill "$p" 2>/dev/null || true; done
 	for ns in $(ip netns list | awk '{print $1}'); do ip netns del "$ns"; done
+	i=0
+	while [ -n "$(pgrep '^napi/')" ]; do
+		[ $i -lt 100 ] || { echo "cleanup: $(pgrep -l '^napi/' | tr '\n' ' ')outlived their devices" >&2; return 1; }
+		i=$((i + 1))
+		sleep 0.1
+	done
 	tc qdisc del dev lo root 2>/dev/null || true
 	for k in fifo fq hbm; do "$BQ" unload "$k" --force >/dev/null 2>&1 || true; done
-	pkill iperf3 2>/dev/null || true
-	pkill sockperf 2>/dev/null || true
 	return 0
 }
 
