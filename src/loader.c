@@ -36,11 +36,12 @@ bool bq_is_loaded(const struct bq_kind *k)
 	return access(path, F_OK) == 0;
 }
 
+/* By bq_defaults, not bq_slots: without bq_slots the instances are unreadable, an error. */
 bool bq_has_state(const struct bq_kind *k)
 {
 	char path[256];
 
-	pin_path(path, sizeof(path), k, "bq_slots");
+	pin_path(path, sizeof(path), k, "bq_defaults");
 	return access(path, F_OK) == 0;
 }
 
