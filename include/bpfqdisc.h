@@ -4,20 +4,17 @@
  *
  * Each qdisc object has the same maps, so one loader and one stats reader
  * serve every kind:
- *   bq_slots      ARRAY  slot -> Qdisc pointer owning it (0 = free); a slot
- *                        numbers an instance's region in per-slot maps, and
- *                        Qdisc.limit holds it (bq_instance())
- *   bq_instances  ARRAY  slot -> struct bq_instance (state and counters of
- *                        one live qdisc; written by BPF only; all zero when
- *                        the slot is free)
- *   bq_params     ARRAY  slot -> struct bq_params of that instance; user space
- *                        changes them live (bpfqdisc qdisc change)
+ *   bq_slots      ARRAY  slot -> struct bq_slot, then the kind's own state
+ *                        (BQ_STATE()): all an op needs, in one lookup.
+ *                        A slot numbers an instance's region in per-slot
+ *                        maps, and Qdisc.limit holds it (bq_instance()).
+ *                        Mmapable: user space changes the parameters live
+ *                        in place (bpfqdisc qdisc change)
  *   bq_pending    HASH   struct bq_where -> struct bq_staged: parameters for a
  *                        qdisc about to be created there: .init takes them
  *                        instead of the defaults, so no packet sees the
  *                        defaults, unless they expired (their writer died)
  *   bq_defaults   ARRAY  [0] -> struct bq_params an instance starts with
- *   bq_states     ARRAY  slot -> the kind's own state (BQ_STATE())
  * and the maps of the parts the kind uses (include/bq/: bq_ring, bq_pool,
  * bq_timeq) and of its own, with a region per slot (BQ_SLOT_MAP()).
  * Included by both BPF (after vmlinux.h) and user space (after linux/types.h).
@@ -153,6 +150,13 @@ struct bq_instance {
 	__u32 handle;
 	__u32 pad2;
 	__u64 created_ns;	/* CLOCK_MONOTONIC */
+};
+
+/* The framework's part of a bq_slots value; the kind's state follows. */
+struct bq_slot {
+	__u64 owner;		/* Qdisc pointer owning the slot; 0 = free */
+	struct bq_instance inst;	/* written by BPF only; all zero when free */
+	struct bq_params params;	/* user space changes them in place */
 };
 
 #endif /* BPFQDISC_H */

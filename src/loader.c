@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
@@ -35,11 +36,12 @@ bool bq_is_loaded(const struct bq_kind *k)
 	return access(path, F_OK) == 0;
 }
 
+/* By bq_defaults, not bq_slots: without bq_slots the instances are unreadable, an error. */
 bool bq_has_state(const struct bq_kind *k)
 {
 	char path[256];
 
-	pin_path(path, sizeof(path), k, "bq_instances");
+	pin_path(path, sizeof(path), k, "bq_defaults");
 	return access(path, F_OK) == 0;
 }
 
@@ -157,7 +159,7 @@ static int size_maps(struct bpf_object *obj, const struct bq_load_opts *o, const
 	struct bq_map_desc d[BQ_MAX_SLOT_MAPS];
 	size_t n = slot_maps(obj, d);
 
-	if (!bpf_object__find_map_by_name(obj, "bq_instances"))
+	if (!bpf_object__find_map_by_name(obj, "bq_slots"))
 		return -ENOENT;
 	for (size_t i = 0; i < n; i++) {
 		struct bpf_map *m = bpf_object__find_map_by_name(obj, d[i].name);
@@ -526,56 +528,138 @@ int bq_open_map(const struct bq_kind *k, const char *map)
 	return bpf_obj_get(path);
 }
 
-static int map_io(const struct bq_kind *k, const char *map, const void *key, void *val,
-		  bool write)
+int bq_read_defaults(const struct bq_kind *k, struct bq_params *val)
 {
-	int fd = bq_open_map(k, map), err;
+	int fd = bq_open_map(k, "bq_defaults"), err;
+	__u32 zero = 0;
 
 	if (fd < 0)
 		return -errno;
-	err = write ? bpf_map_update_elem(fd, key, val, BPF_ANY) : bpf_map_lookup_elem(fd, key, val);
-	err = err ? -errno : 0;
+	err = bpf_map_lookup_elem(fd, &zero, val) ? -errno : 0;
 	close(fd);
 	return err;
 }
 
-int bq_read_defaults(const struct bq_kind *k, struct bq_params *val)
-{
-	__u32 zero = 0;
+/*
+ * The kind's bq_slots, open: a value is a struct bq_slot, then the kind's
+ * own state, of a size only the map knows.
+ */
+struct slots {
+	int fd;
+	__u32 value_size;
+	__u32 max_entries;
+	void *value;		/* one whole value */
+};
 
-	return map_io(k, "bq_defaults", &zero, val, false);
+static void slots_close(struct slots *s)
+{
+	free(s->value);
+	if (s->fd >= 0)
+		close(s->fd);
+}
+
+static int slots_open(const struct bq_kind *k, struct slots *s)
+{
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
+
+	s->value = NULL;
+	s->fd = bq_open_map(k, "bq_slots");
+	if (s->fd < 0 || bpf_map_get_info_by_fd(s->fd, &info, &len))
+		return -errno;
+	if (info.value_size < sizeof(struct bq_slot))
+		return -EINVAL;	/* not this framework's layout */
+	s->value_size = info.value_size;
+	s->max_entries = info.max_entries;
+	s->value = malloc(info.value_size);
+	return s->value ? 0 : -ENOMEM;
+}
+
+/* The framework's part of the value of slot. */
+static int slots_read(struct slots *s, __u32 slot, struct bq_slot *out)
+{
+	if (bpf_map_lookup_elem(s->fd, &slot, s->value))
+		return -errno;
+	memcpy(out, s->value, sizeof(*out));
+	return 0;
+}
+
+/* The framework's part of the value of slot, opening the map for it. */
+static int read_slot(const struct bq_kind *k, __u32 slot, struct bq_slot *out)
+{
+	struct slots s;
+	int err = slots_open(k, &s);
+
+	if (!err)
+		err = slots_read(&s, slot, out);
+	slots_close(&s);
+	if (err)
+		errno = -err;
+	return err;
 }
 
 int bq_read_params(const struct bq_kind *k, __u32 slot, struct bq_params *val)
 {
-	return map_io(k, "bq_params", &slot, val, false);
-}
+	struct bq_slot cur;
+	int err = read_slot(k, slot, &cur);
 
-int bq_write_params(const struct bq_kind *k, __u32 slot, const struct bq_params *val)
-{
-	return map_io(k, "bq_params", &slot, (void *)val, true);
+	if (!err)
+		*val = cur.params;
+	return err;
 }
 
 /*
- * Live instances: the slots bq_slots says are owned, keyed by their owner
- * (the Qdisc pointer), with their state from bq_instances.
+ * In place, through mmap: a map update writes the whole value, over the
+ * counters and state BPF changes meanwhile. The kernel lays the values
+ * out value_size rounded up to 8 apart.
+ */
+int bq_write_params(const struct bq_kind *k, __u32 slot, const struct bq_params *val)
+{
+	size_t page = sysconf(_SC_PAGESIZE), off, start, len;
+	struct slots s;
+	void *m;
+	int err = slots_open(k, &s);
+
+	if (!err && slot >= s.max_entries)
+		err = -ENOENT;
+	if (err) {
+		slots_close(&s);
+		return err;
+	}
+	off = (size_t)slot * ((s.value_size + 7) & ~7u) + offsetof(struct bq_slot, params);
+	start = off & ~(page - 1);
+	len = off - start + sizeof(*val);
+	m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, s.fd, start);
+	if (m == MAP_FAILED) {
+		err = -errno;
+	} else {
+		memcpy((char *)m + (off - start), val, sizeof(*val));
+		munmap(m, len);
+	}
+	slots_close(&s);
+	return err;
+}
+
+/*
+ * Live instances: the slots of bq_slots that are owned, keyed by their
+ * owner (the Qdisc pointer).
  */
 int bq_instances(const struct bq_kind *k, struct bq_instance_info **out, size_t *n)
 {
-	int sfd = bq_open_map(k, "bq_slots"), ifd = bq_open_map(k, "bq_instances");
 	struct bq_instance_info *v = NULL, *grown;
+	struct bq_slot cur;
+	struct slots s;
 	size_t cap = 0;
-	__u64 owner;
 	__u32 slot;
-	int err = 0;
+	int err = slots_open(k, &s);
 
 	*n = 0;
-	if (sfd < 0 || ifd < 0) {
-		err = -errno;
-		goto out;
-	}
-	for (slot = 0; !bpf_map_lookup_elem(sfd, &slot, &owner); slot++) {
-		if (!owner)
+	for (slot = 0; !err && !slots_read(&s, slot, &cur); slot++) {
+		/*
+		 * A slot is claimed before its instance is filled in and
+		 * released after it is cleared: skip one caught in between.
+		 */
+		if (!cur.owner || !cur.inst.created_ns)
 			continue;
 		if (*n == cap) {
 			cap = cap ? cap * 2 : 16;
@@ -586,18 +670,10 @@ int bq_instances(const struct bq_kind *k, struct bq_instance_info **out, size_t 
 			}
 			v = grown;
 		}
-		/*
-		 * A slot is claimed before its state is written and released
-		 * after it is cleared: skip one caught in between.
-		 */
-		if (!bpf_map_lookup_elem(ifd, &slot, &v[*n].inst) && v[*n].inst.created_ns)
-			v[(*n)++].key = owner;
+		v[*n].key = cur.owner;
+		v[(*n)++].inst = cur.inst;
 	}
-out:
-	if (sfd >= 0)
-		close(sfd);
-	if (ifd >= 0)
-		close(ifd);
+	slots_close(&s);
 	*out = v;
 	return err;
 }
@@ -609,15 +685,9 @@ out:
  */
 bool bq_instance_current(const struct bq_kind *k, const struct bq_instance *inst)
 {
-	struct bq_instance now;
-	int fd = bq_open_map(k, "bq_instances");
-	bool same;
+	struct bq_slot now;
 
-	if (fd < 0)
-		return false;
-	same = !bpf_map_lookup_elem(fd, &inst->slot, &now) && now.created_ns == inst->created_ns;
-	close(fd);
-	return same;
+	return !read_slot(k, inst->slot, &now) && now.inst.created_ns == inst->created_ns;
 }
 
 int bq_unload(const struct bq_kind *k, bool force)

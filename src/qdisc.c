@@ -6,7 +6,7 @@
  * To create a qdisc with parameters atomically, they are first written to
  * bq_pending under the place the qdisc will sit (netns, ifindex, parent);
  * the qdisc's .init takes them from there, so its first packet already sees
- * them. A change rewrites the instance's entry in bq_params, which the
+ * them. A change rewrites the instance's parameters in bq_slots, which the
  * qdisc reads for every packet. Writers of one kind hold a lock on its pin
  * directory, so a second writer is refused rather than interleaved.
  */

@@ -14,13 +14,14 @@
  *   - the qdisc kfuncs, which the kernel only lets enqueue/dequeue call in
  *     the combinations noted below;
  *   - per-instance state: .init claims a slot (owned by the Qdisc pointer,
- *     remembered in Qdisc.limit) and its struct bq_instance, bq_instance()
- *     finds it on the fast path with two array lookups, .destroy gives both
- *     back. Globals would be shared by every qdisc of this kind: both ends
- *     of a veth, every mq child. A kind's own state per instance is one
- *     line, BQ_STATE(struct T), found with bq_state(q); its maps with a
- *     region per instance are declared with BQ_SLOT_MAP(), and the loader
- *     sizes them all for --max-instances (and --ring-slots);
+ *     remembered in Qdisc.limit) holding its struct bq_instance, parameters
+ *     and the kind's state, which bq_instance() finds on the fast path with
+ *     one array lookup; .destroy gives it back. Globals would be shared by
+ *     every qdisc of this kind: both ends of a veth, every mq child. A
+ *     kind's own state per instance is one line, BQ_STATE(struct T), found
+ *     with bq_state(q); its maps with a region per instance are declared
+ *     with BQ_SLOT_MAP(), and the loader sizes them all for
+ *     --max-instances (and --ring-slots);
  *   - init, reset and destroy: BQ_QDISC_OPS(name) emits them with the
  *     struct_ops; a kind with state gives two hooks, one to set up a zeroed
  *     state and one to free what it holds (see BQ_QDISC_OPS below);
@@ -81,10 +82,34 @@ const volatile __u32 bq_max_instances = BQ_DEFAULT_MAX_INSTANCES;
 	BQ_SLOT_MAP_DEF(map, mtype, K, V, n);				\
 	BQ_SLOT_MAP_DESC(map, n, flags)
 
-BQ_SLOT_MAP(bq_instances, BPF_MAP_TYPE_ARRAY, u32, struct bq_instance, 1, BQ_MAP_PIN);
-BQ_SLOT_MAP(bq_slots, BPF_MAP_TYPE_ARRAY, u32, u64, 1, BQ_MAP_PIN);
+/*
+ * bq_slots: slot -> struct bq_slot_value { struct bq_slot slot; T state; },
+ * the kind's state T last. Its value type is the kind's, so BQ_STATE(T)
+ * defines it; the framework only needs its name here. User space changes
+ * the parameters in place through mmap: a map update would overwrite the
+ * rest.
+ */
+struct bq_slots_map;
+extern struct bq_slots_map bq_slots;
+#define BQ_SLOTS_MAP(T)							\
+	struct bq_slot_value {						\
+		struct bq_slot slot;					\
+		T state;						\
+	};								\
+	struct bq_slots_map {						\
+		__uint(type, BPF_MAP_TYPE_ARRAY);			\
+		__uint(map_flags, BPF_F_MMAPABLE);			\
+		__uint(max_entries, BQ_DEFAULT_MAX_INSTANCES);		\
+		__type(key, u32);					\
+		__type(value, struct bq_slot_value);			\
+	} bq_slots SEC(".maps");					\
+	BQ_SLOT_MAP_DESC(bq_slots, 1, BQ_MAP_PIN)
 
-BQ_SLOT_MAP(bq_params, BPF_MAP_TYPE_ARRAY, u32, struct bq_params, 1, BQ_MAP_PIN);
+/* The value of slot: the framework's part, which comes first. */
+static __always_inline struct bq_slot *bq_slot_at(u32 slot)
+{
+	return bpf_map_lookup_elem(&bq_slots, &slot);
+}
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -186,24 +211,29 @@ static __always_inline u32 bq_hash32(u64 key)
 /*
  * The instance's slot is kept in Qdisc.limit: BPF cannot reach qdisc_priv(),
  * and limit is the one per-qdisc word it may write that the kernel never
- * reads for a BPF qdisc. Two ARRAY lookups, which the verifier inlines, and
+ * reads for a BPF qdisc. One ARRAY lookup, which the verifier inlines, and
  * a check that the slot is still this qdisc's cost less than hashing the
  * Qdisc pointer on every packet.
  */
 static __always_inline struct bq_instance *bq_instance(struct Qdisc *sch)
 {
-	u32 slot = sch->limit;
-	u64 *owner = bpf_map_lookup_elem(&bq_slots, &slot);
+	struct bq_slot *s = bq_slot_at(sch->limit);
 
-	if (!owner || *owner != (u64)sch)
+	if (!s || s->owner != (u64)sch)
 		return NULL;
-	return bpf_map_lookup_elem(&bq_instances, &slot);
+	return &s->inst;
+}
+
+/* The slot holding q: its parameters and state lie beside it. */
+static __always_inline struct bq_slot *bq_slot_of(const struct bq_instance *q)
+{
+	return (void *)q - __builtin_offsetof(struct bq_slot, inst);
 }
 
 /* The instance's parameters; user space may change them between packets. */
 static __always_inline const struct bq_params *bq_params_of(const struct bq_instance *q)
 {
-	return bpf_map_lookup_elem(&bq_params, &q->slot);
+	return &bq_slot_of(q)->params;
 }
 
 /* --- counters: the one place that keeps qstats/bstats in step ---------- */
@@ -261,33 +291,25 @@ static __always_inline void bq_purged(struct Qdisc *sch, struct sk_buff *skb)
 
 /* --- instance lifecycle ------------------------------------------------- */
 
-static __always_inline int bq_slot_claim(struct Qdisc *sch, u32 *slot)
+static __always_inline struct bq_slot *bq_slot_claim(struct Qdisc *sch, u32 *slot)
 {
 	u32 i;
 
 	bpf_for(i, 0, bq_max_instances) {
-		u64 *owner = bpf_map_lookup_elem(&bq_slots, &i);
+		struct bq_slot *s = bq_slot_at(i);
 
-		if (owner && __sync_val_compare_and_swap(owner, 0, (u64)sch) == 0) {
+		if (s && __sync_val_compare_and_swap(&s->owner, 0, (u64)sch) == 0) {
 			*slot = i;
-			return 0;
+			return s;
 		}
 	}
-	return -ENOSPC;
-}
-
-static __always_inline void bq_slot_release(u32 slot)
-{
-	u64 *owner = bpf_map_lookup_elem(&bq_slots, &slot);
-
-	if (owner)
-		*owner = 0;
+	return NULL;
 }
 
 /* Parameters given for a qdisc created here, else the kind's defaults. */
-static __always_inline void bq_initial_params(const struct bq_where *where, u32 slot)
+static __always_inline void bq_initial_params(struct bq_slot *s)
 {
-	struct bq_staged *staged = bpf_map_lookup_elem(&bq_pending, where);
+	struct bq_staged *staged = bpf_map_lookup_elem(&bq_pending, &s->inst.where);
 	struct bq_params *initial = NULL;
 	u32 zero = 0;
 
@@ -296,27 +318,27 @@ static __always_inline void bq_initial_params(const struct bq_where *where, u32 
 	if (!initial)
 		initial = bpf_map_lookup_elem(&bq_defaults, &zero);
 	if (initial)
-		bpf_map_update_elem(&bq_params, &slot, initial, BPF_ANY);
+		s->params = *initial;
 }
 
 /* .init: state for a new qdisc. */
 static __always_inline int bq_instance_create(struct Qdisc *sch)
 {
-	struct bq_instance fresh = {};
+	u32 slot;
+	struct bq_slot *s = bq_slot_claim(sch, &slot);
 
-	if (bq_slot_claim(sch, &fresh.slot))
+	if (!s)
 		return -ENOSPC;
-	fresh.where.ifindex = BPF_CORE_READ(sch, dev_queue, dev, ifindex);
-	fresh.where.netns_cookie = BPF_CORE_READ(sch, dev_queue, dev, nd_net.net, net_cookie);
-	fresh.where.parent = sch->parent;
-	fresh.handle = sch->handle;
-	fresh.created_ns = bpf_ktime_get_ns();
-	bq_initial_params(&fresh.where, fresh.slot);
-	if (bpf_map_update_elem(&bq_instances, &fresh.slot, &fresh, BPF_ANY)) {
-		bq_slot_release(fresh.slot);
-		return -ENOMEM;
-	}
-	sch->limit = fresh.slot;
+	__builtin_memset(&s->inst, 0, sizeof(s->inst));
+	s->inst.slot = slot;
+	s->inst.where.ifindex = BPF_CORE_READ(sch, dev_queue, dev, ifindex);
+	s->inst.where.netns_cookie = BPF_CORE_READ(sch, dev_queue, dev, nd_net.net, net_cookie);
+	s->inst.where.parent = sch->parent;
+	s->inst.handle = sch->handle;
+	bq_initial_params(s);
+	/* Last: user space skips a slot claimed but not yet filled in. */
+	s->inst.created_ns = bpf_ktime_get_ns();
+	sch->limit = slot;
 	return 0;
 }
 
@@ -334,28 +356,26 @@ static __always_inline void bq_instance_reset(struct Qdisc *sch)
 static __always_inline void bq_instance_destroy(struct Qdisc *sch)
 {
 	struct bq_instance *q = bq_instance(sch);
-	u32 slot;
 
 	if (!q)
 		return;
-	slot = q->slot;
 	__builtin_memset(q, 0, sizeof(*q));
-	bq_slot_release(slot);
+	bq_slot_of(q)->owner = 0;
 }
 
 /* --- the kind's own state -------------------------------------------------- *
  *
- * BQ_STATE(struct fq_sched), after the struct: one per instance, in the
- * framework's bq_states map (a slot map of 1), found with bq_state(q) on
- * the fast path (one more array lookup), or with the instance and its
- * parameters by bq_enter(sch, &q, &p). BQ_QDISC_OPS then takes the
+ * BQ_STATE(struct fq_sched), after the struct: one per instance, last in
+ * its bq_slots value, found with bq_state(q) on the fast path (no lookup:
+ * it lies beside the instance), or with the instance and its parameters
+ * by bq_enter(sch, &q, &p). BQ_QDISC_OPS then takes the
  * kind's hooks: the framework zeroes the state and calls them.
  */
 #define BQ_STATE(T)							\
-	BQ_SLOT_MAP_DEF(bq_states, BPF_MAP_TYPE_ARRAY, u32, T, 1);	\
+	BQ_SLOTS_MAP(T);						\
 	static __always_inline T *bq_state(const struct bq_instance *q)	\
 	{								\
-		return bpf_map_lookup_elem(&bq_states, &q->slot);	\
+		return &((struct bq_slot_value *)bq_slot_of(q))->state;	\
 	}								\
 	/* What an op starts from: sch's instance, parameters, state. */ \
 	static __always_inline T *bq_enter(struct Qdisc *sch,		\
@@ -365,8 +385,7 @@ static __always_inline void bq_instance_destroy(struct Qdisc *sch)
 		*q = bq_instance(sch);					\
 		*p = *q ? bq_params_of(*q) : NULL;			\
 		return *p ? bq_state(*q) : NULL;			\
-	}								\
-	BQ_SLOT_MAP_DESC(bq_states, 1, 0)
+	}
 
 /* --- the ops --------------------------------------------------------------- *
  *

@@ -11,10 +11,10 @@
 map_bytes() { bpftool map show -j | jq '[.[].bytes_memlock // 0 | tonumber] | add // 0'; }
 
 # slots_used KIND: instances of KIND that hold a slot (bq_slots: slot ->
-# owning Qdisc, 0 when free).
+# .slot.owner, the owning Qdisc, 0 when free).
 slots_used() {
 	bpftool map dump pinned "/sys/fs/bpf/bpfqdisc/$1/bq_slots" -j |
-		jq '[.[] | select(.formatted.value != 0)] | length'
+		jq '[.[] | select(.formatted.value.slot.owner != 0)] | length'
 }
 
 # listed_instances: live qdiscs bpfqdisc list shows, of every kind.

@@ -45,7 +45,7 @@ for k in hbm fq; do
 		ip netns exec c tc -batch - || fail "bpf_$k: 70 qdiscs refused"
 	[ "$(slots_used $k)" = 70 ] || fail "bpf_$k: $(slots_used $k) of 70 qdiscs hold a slot"
 	high=$(bpftool map dump pinned /sys/fs/bpf/bpfqdisc/$k/bq_slots -j |
-		jq '[.[] | select(.formatted.key >= 64 and .formatted.value != 0)] | length')
+		jq '[.[] | select(.formatted.key >= 64 and .formatted.value.slot.owner != 0)] | length')
 	[ "$high" = 6 ] || fail "bpf_$k: $high qdiscs in slots 64 and up, expected 6"
 	for j in 0 1 2 3 4 5; do	# dummy: no reply, but out through the qdisc
 		ip netns exec c ping -q -c 1 -W 1 198.51.100.$((8 * j + 2)) >/dev/null &

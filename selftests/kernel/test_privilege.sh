@@ -26,10 +26,10 @@ nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all "$
 vsz=$(bpftool map show pinned /sys/fs/bpf/bpfqdisc/fifo/bq_defaults -j | jq .bytes_value)
 value="0xe8 0x03 $(seq $((vsz - 2)) | sed 's/.*/0/' | tr '\n' ' ')"
 # The same commands work for root, so the refusals below are about privilege.
-expect bpftool map dump pinned /sys/fs/bpf/bpfqdisc/fifo/bq_params >/dev/null
+expect bpftool map dump pinned /sys/fs/bpf/bpfqdisc/fifo/bq_slots >/dev/null
 expect bpftool map update pinned /sys/fs/bpf/bpfqdisc/fifo/bq_defaults key 0 0 0 0 value $value
-nobody bpftool map dump pinned /sys/fs/bpf/bpfqdisc/fifo/bq_params >/dev/null 2>&1 &&
-	fail "nobody read bq_params"
+nobody bpftool map dump pinned /sys/fs/bpf/bpfqdisc/fifo/bq_slots >/dev/null 2>&1 &&
+	fail "nobody read bq_slots"
 nobody bpftool map update pinned /sys/fs/bpf/bpfqdisc/fifo/bq_defaults key 0 0 0 0 value $value \
 	>/dev/null 2>&1 && fail "nobody changed bq_defaults"
 "$BQ" list | grep -q 'defaults: limit 1000' || fail "defaults changed"

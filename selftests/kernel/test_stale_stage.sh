@@ -23,9 +23,9 @@ veth_pair
 ifindex=$(ip -n a -j link show va | jq '.[0].ifindex')
 # The netns cookie, from an instance's own record of where it sits.
 expect "$BQ" -n a qdisc add dev va root bpf_fifo
-cookie=$(bpftool map dump pinned /sys/fs/bpf/bpfqdisc/fifo/bq_instances -j |
-	jq ".[] | .formatted.value | select(.where.ifindex == $ifindex) | .where.netns_cookie")
-[ -n "$cookie" ] || fail "no instance on va in bq_instances"
+cookie=$(bpftool map dump pinned /sys/fs/bpf/bpfqdisc/fifo/bq_slots -j |
+	jq ".[] | .formatted.value.slot.inst | select(.where.ifindex == $ifindex) | .where.netns_cookie")
+[ -n "$cookie" ] || fail "no instance on va in bq_slots"
 expect ip netns exec a tc qdisc del dev va root
 default=1000
 

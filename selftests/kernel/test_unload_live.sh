@@ -8,7 +8,7 @@
 . "$TOP/selftests/kernel/reliability_lib.sh"
 
 # live_gone KIND: the kind's pinned slots hold no qdisc (destroy runs after the del returns).
-live_gone() { [ "$(bpftool map dump pinned /sys/fs/bpf/bpfqdisc/$1/bq_slots -j | jq '[.[] | select(.formatted.value != 0)] | length')" = 0 ]; }
+live_gone() { [ "$(bpftool map dump pinned /sys/fs/bpf/bpfqdisc/$1/bq_slots -j | jq '[.[] | select(.formatted.value.slot.owner != 0)] | length')" = 0 ]; }
 
 veth_pair
 leak_baseline
@@ -26,7 +26,7 @@ for k in fifo fq; do
 	ip netns exec b tc qdisc add dev vb root bpf_$k 2>/dev/null && fail "new bpf_$k after unload"
 	[ "$(map_bytes)" -gt "$MAPS0" ] || fail "bpf_$k's maps went while an instance was live"
 	expect ip netns exec a tc qdisc del dev va root
-	[ -e /sys/fs/bpf/bpfqdisc/$k/bq_instances ] || fail "bpf_$k's pins went before a bpfqdisc command"
+	[ -e /sys/fs/bpf/bpfqdisc/$k/bq_slots ] || fail "bpf_$k's pins went before a bpfqdisc command"
 	wait_for 20 live_gone $k || fail "bpf_$k: the deleted qdisc still holds its slot"
 	expect "$BQ" list >/dev/null
 	[ ! -e /sys/fs/bpf/bpfqdisc/$k ] || fail "bpf_$k's pins outlived its last qdisc: $(ls /sys/fs/bpf/bpfqdisc/$k)"
