@@ -8,13 +8,16 @@
  *                        (BQ_STATE()): all an op needs, in one lookup.
  *                        A slot numbers an instance's region in per-slot
  *                        maps, and Qdisc.limit holds it (bq_instance()).
- *                        Mmapable: user space changes the parameters live
- *                        in place (bpfqdisc qdisc change)
+ *                        User space changes the parameters live, through
+ *                        the kind's program bq_change (struct bq_change)
  *   bq_pending    HASH   struct bq_where -> struct bq_staged: parameters for a
  *                        qdisc about to be created there: .init takes them
  *                        instead of the defaults, so no packet sees the
  *                        defaults, unless they expired (their writer died)
  *   bq_defaults   ARRAY  [0] -> struct bq_params an instance starts with
+ *   bq_slot_locks ARRAY  slot -> the lock under which .init fills in a new
+ *                        instance and bq_change (below) changes the
+ *                        parameters of the one it was asked for
  * and the maps of the parts the kind uses (include/bq/: bq_ring, bq_pool,
  * bq_timeq) and of its own, with a region per slot (BQ_SLOT_MAP()).
  * Included by both BPF (after vmlinux.h) and user space (after linux/types.h).
@@ -157,6 +160,23 @@ struct bq_slot {
 	__u64 owner;		/* Qdisc pointer owning the slot; 0 = free */
 	struct bq_instance inst;	/* written by BPF only; all zero when free */
 	struct bq_params params;	/* user space changes them in place */
+};
+
+/*
+ * What `bpfqdisc qdisc change` asks of the kind's BPF_PROG_TYPE_SYSCALL
+ * program bq_change (pinned as "change", run with BPF_PROG_TEST_RUN): these
+ * parameters for the instance of this slot created at created_ns. It
+ * writes them only if that instance still holds the slot, and returns
+ * -ESTALE if not: a qdisc replaced after user space looked it up leaves its
+ * slot to a new instance, whose parameters a write would overwrite. The
+ * check and the write are one step under the slot's lock, which .init
+ * holds while it fills in an instance.
+ */
+struct bq_change {
+	__u32 slot;
+	__u32 pad;
+	__u64 created_ns;
+	struct bq_params params;
 };
 
 #endif /* BPFQDISC_H */

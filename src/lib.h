@@ -117,7 +117,8 @@ int bq_open_map(const struct bq_kind *k, const char *map);
 /* Each returns 0 or -errno. */
 int bq_read_defaults(const struct bq_kind *k, struct bq_params *val);
 int bq_read_params(const struct bq_kind *k, __u32 slot, struct bq_params *val);
-int bq_write_params(const struct bq_kind *k, __u32 slot, const struct bq_params *val);
+int bq_write_params(const struct bq_kind *k, const struct bq_instance *inst,
+		    const struct bq_params *val);
 
 struct bq_instance_info {
 	__u64 key;

@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
@@ -303,25 +302,32 @@ void bq_tidy(void)
 }
 
 /*
- * A kind may carry a tc program (SEC("tc")) that works for its qdiscs at the
- * device's egress hook, just before enqueue (bpf_hbm sets CE there). It is
- * pinned as "egress"; bq_attach_egress() attaches it to a device.
+ * Programs pinned beside the maps. Every kind has bq_change, pinned as
+ * "change" (bq_write_params()). A kind may carry a tc program (SEC("tc"))
+ * that works for its qdiscs at the device's egress hook, just before
+ * enqueue (bpf_hbm sets CE there), pinned as "egress"; bq_attach_egress()
+ * attaches it to a device. An earlier load's pins, kept for its live
+ * qdiscs, are replaced: the new programs share its maps, and attachments
+ * hold the old egress program.
  */
-static int pin_egress(const struct bq_kind *k, struct bpf_object *obj)
+static int pin_progs(const struct bq_kind *k, struct bpf_object *obj)
 {
 	struct bpf_program *p;
 	char path[256];
+	int err = 0;
 
 	bpf_object__for_each_program(p, obj) {
-		if (bpf_program__type(p) != BPF_PROG_TYPE_SCHED_CLS)
+		enum bpf_prog_type t = bpf_program__type(p);
+
+		if (t != BPF_PROG_TYPE_SCHED_CLS && t != BPF_PROG_TYPE_SYSCALL)
 			continue;
-		pin_path(path, sizeof(path), k, "egress");
-		/* An earlier load's, kept for its live qdiscs: their attachments
-		 * hold that program; new ones get this. */
+		pin_path(path, sizeof(path), k, t == BPF_PROG_TYPE_SYSCALL ? "change" : "egress");
 		unlink(path);
-		return bpf_program__pin(p, path);
+		err = bpf_program__pin(p, path);
+		if (err)
+			break;
 	}
-	return 0;
+	return err;
 }
 
 int bq_attach_egress(const struct bq_kind *k, int ifindex)
@@ -389,7 +395,7 @@ static int pin_all(const struct bq_kind *k, struct bpf_object *obj, struct bpf_l
 	char path[256];
 	int err;
 
-	err = for_each_pinned(obj, pin_map, k) ?: pin_egress(k, obj);
+	err = for_each_pinned(obj, pin_map, k) ?: pin_progs(k, obj);
 	if (err)
 		return err;
 	/* The link last: its pin is what says "loaded". */
@@ -608,35 +614,21 @@ int bq_read_params(const struct bq_kind *k, __u32 slot, struct bq_params *val)
 	return err;
 }
 
-/*
- * In place, through mmap: a map update writes the whole value, over the
- * counters and state BPF changes meanwhile. The kernel lays the values
- * out value_size rounded up to 8 apart.
- */
-int bq_write_params(const struct bq_kind *k, __u32 slot, const struct bq_params *val)
+/* inst's parameters, unless its slot holds another instance now: -ESTALE. */
+int bq_write_params(const struct bq_kind *k, const struct bq_instance *inst,
+		    const struct bq_params *val)
 {
-	size_t page = sysconf(_SC_PAGESIZE), off, start, len;
-	struct slots s;
-	void *m;
-	int err = slots_open(k, &s);
+	struct bq_change req = { .slot = inst->slot, .created_ns = inst->created_ns, .params = *val };
+	LIBBPF_OPTS(bpf_test_run_opts, run, .ctx_in = &req, .ctx_size_in = sizeof(req));
+	char path[256];
+	int prog, err;
 
-	if (!err && slot >= s.max_entries)
-		err = -ENOENT;
-	if (err) {
-		slots_close(&s);
-		return err;
-	}
-	off = (size_t)slot * ((s.value_size + 7) & ~7u) + offsetof(struct bq_slot, params);
-	start = off & ~(page - 1);
-	len = off - start + sizeof(*val);
-	m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, s.fd, start);
-	if (m == MAP_FAILED) {
-		err = -errno;
-	} else {
-		memcpy((char *)m + (off - start), val, sizeof(*val));
-		munmap(m, len);
-	}
-	slots_close(&s);
+	pin_path(path, sizeof(path), k, "change");
+	prog = bpf_obj_get(path);
+	if (prog < 0)
+		return -errno;
+	err = bpf_prog_test_run_opts(prog, &run) ? -errno : (int)run.retval;
+	close(prog);
 	return err;
 }
 

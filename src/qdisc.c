@@ -167,9 +167,9 @@ static int no_instance(const struct qdisc_req *r)
 
 /*
  * Under the kind's lock from the read to the write, so that two changes
- * merge rather than one losing the other's; the slot's generation is
- * checked before and after the write, as the qdisc may be replaced by tc
- * meanwhile and its slot reused.
+ * merge rather than one losing the other's. tc may replace the qdisc
+ * meanwhile, and its slot go to the new one: the write is for the instance
+ * read (its generation), which BPF checks as it writes.
  */
 static int change_locked(struct qdisc_req *r)
 {
@@ -188,18 +188,13 @@ static int change_locked(struct qdisc_req *r)
 	if (err)
 		return err;
 	bq_stop_at("write");	/* test_slot_reuse replaces the qdisc here */
-	if (!bq_instance_current(r->kind, &inst)) {
+	err = bq_write_params(r->kind, &inst, &set.val);
+	if (err == -ESTALE) {
 		bq_err("%s on %s was replaced meanwhile: run the change again", r->kind->kind, r->dev);
 		return BQ_EXIT_FAIL;
 	}
-	err = bq_write_params(r->kind, inst.slot, &set.val);
 	if (err) {
 		bq_err("cannot change %s on %s: %s", r->kind->kind, r->dev, strerror(-err));
-		return BQ_EXIT_FAIL;
-	}
-	if (!bq_instance_current(r->kind, &inst)) {
-		bq_err("%s on %s was replaced while being changed: check the parameters of the new one",
-		       r->kind->kind, r->dev);
 		return BQ_EXIT_FAIL;
 	}
 	return 0;

@@ -40,8 +40,10 @@
 #include <bpf/bpf_core_read.h>
 #include "bpfqdisc.h"
 
+#define ENOENT			2
 #define ENOMEM			12
 #define ENOSPC			28
+#define ESTALE			116
 
 #define NET_XMIT_SUCCESS	0x00
 #define NET_XMIT_DROP		0x01
@@ -86,8 +88,8 @@ const volatile __u32 bq_max_instances = BQ_DEFAULT_MAX_INSTANCES;
  * bq_slots: slot -> struct bq_slot_value { struct bq_slot slot; T state; },
  * the kind's state T last. Its value type is the kind's, so BQ_STATE(T)
  * defines it; the framework only needs its name here. User space changes
- * the parameters in place through mmap: a map update would overwrite the
- * rest.
+ * the parameters through bq_change (below): a map update would overwrite
+ * the counters and state BPF changes meanwhile.
  */
 struct bq_slots_map;
 extern struct bq_slots_map bq_slots;
@@ -98,7 +100,6 @@ extern struct bq_slots_map bq_slots;
 	};								\
 	struct bq_slots_map {						\
 		__uint(type, BPF_MAP_TYPE_ARRAY);			\
-		__uint(map_flags, BPF_F_MMAPABLE);			\
 		__uint(max_entries, BQ_DEFAULT_MAX_INSTANCES);		\
 		__type(key, u32);					\
 		__type(value, struct bq_slot_value);			\
@@ -110,6 +111,12 @@ static __always_inline struct bq_slot *bq_slot_at(u32 slot)
 {
 	return bpf_map_lookup_elem(&bq_slots, &slot);
 }
+
+/* Apart from bq_slots: the kernel refuses to mmap a map holding a lock. */
+struct bq_slot_lock {
+	struct bpf_spin_lock lock;
+};
+BQ_SLOT_MAP(bq_slot_locks, BPF_MAP_TYPE_ARRAY, u32, struct bq_slot_lock, 1, BQ_MAP_PIN);
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -306,38 +313,50 @@ static __always_inline struct bq_slot *bq_slot_claim(struct Qdisc *sch, u32 *slo
 	return NULL;
 }
 
-/* Parameters given for a qdisc created here, else the kind's defaults. */
-static __always_inline void bq_initial_params(struct bq_slot *s)
+/* Parameters given for a qdisc created at where, else the kind's defaults. */
+static __always_inline struct bq_params *bq_initial_params(struct bq_where *where, u64 now)
 {
-	struct bq_staged *staged = bpf_map_lookup_elem(&bq_pending, &s->inst.where);
-	struct bq_params *initial = NULL;
+	struct bq_staged *staged = bpf_map_lookup_elem(&bq_pending, where);
 	u32 zero = 0;
 
-	if (staged && staged->expires_ns > bpf_ktime_get_ns())
-		initial = &staged->params;
-	if (!initial)
-		initial = bpf_map_lookup_elem(&bq_defaults, &zero);
-	if (initial)
-		s->params = *initial;
+	if (staged && staged->expires_ns > now)
+		return &staged->params;
+	return bpf_map_lookup_elem(&bq_defaults, &zero);
 }
 
-/* .init: state for a new qdisc. */
+/*
+ * .init: state for a new qdisc. Filled in under the slot's lock, so that
+ * bq_change, asked to change the slot's last instance, either finishes
+ * first (and this overwrites its parameters) or finds a new generation.
+ */
 static __always_inline int bq_instance_create(struct Qdisc *sch)
 {
-	u32 slot;
+	struct bq_where where = {
+		.ifindex = BPF_CORE_READ(sch, dev_queue, dev, ifindex),
+		.netns_cookie = BPF_CORE_READ(sch, dev_queue, dev, nd_net.net, net_cookie),
+		.parent = sch->parent,
+	};
+	u64 now = bpf_ktime_get_ns();
+	struct bq_params *initial = bq_initial_params(&where, now);
+	u32 slot, handle = sch->handle;
 	struct bq_slot *s = bq_slot_claim(sch, &slot);
+	struct bq_slot_lock *l = bpf_map_lookup_elem(&bq_slot_locks, &slot);
 
 	if (!s)
 		return -ENOSPC;
+	if (!l || !initial) {
+		s->owner = 0;
+		return -ENOENT;
+	}
+	bpf_spin_lock(&l->lock);
 	__builtin_memset(&s->inst, 0, sizeof(s->inst));
 	s->inst.slot = slot;
-	s->inst.where.ifindex = BPF_CORE_READ(sch, dev_queue, dev, ifindex);
-	s->inst.where.netns_cookie = BPF_CORE_READ(sch, dev_queue, dev, nd_net.net, net_cookie);
-	s->inst.where.parent = sch->parent;
-	s->inst.handle = sch->handle;
-	bq_initial_params(s);
+	s->inst.where = where;
+	s->inst.handle = handle;
+	s->params = *initial;
 	/* Last: user space skips a slot claimed but not yet filled in. */
-	s->inst.created_ns = bpf_ktime_get_ns();
+	s->inst.created_ns = now;
+	bpf_spin_unlock(&l->lock);
 	sch->limit = slot;
 	return 0;
 }
@@ -361,6 +380,25 @@ static __always_inline void bq_instance_destroy(struct Qdisc *sch)
 		return;
 	__builtin_memset(q, 0, sizeof(*q));
 	bq_slot_of(q)->owner = 0;
+}
+
+/* bq_change's body (struct bq_change says why). */
+static __always_inline int bq_change_params(struct bq_change *req)
+{
+	u32 slot = req->slot;
+	struct bq_slot *s = bq_slot_at(slot);
+	struct bq_slot_lock *l = bpf_map_lookup_elem(&bq_slot_locks, &slot);
+	int err = -ESTALE;
+
+	if (!s || !l)
+		return -ENOENT;
+	bpf_spin_lock(&l->lock);
+	if (req->created_ns && s->inst.created_ns == req->created_ns) {
+		s->params = req->params;
+		err = 0;
+	}
+	bpf_spin_unlock(&l->lock);
+	return err;
 }
 
 /* --- the kind's own state -------------------------------------------------- *
@@ -421,6 +459,11 @@ static __always_inline void bq_instance_destroy(struct Qdisc *sch)
 	void BPF_PROG(name##_destroy, struct Qdisc *sch)		\
 	{								\
 		on_destroy(sch);					\
+	}								\
+	SEC("syscall")							\
+	int bq_change(struct bq_change *req)				\
+	{								\
+		return bq_change_params(req);				\
 	}								\
 	SEC(".struct_ops.link")						\
 	struct Qdisc_ops name = {					\
