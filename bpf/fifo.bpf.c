@@ -34,14 +34,11 @@ struct fifo_sched {
 
 BQ_STATE(struct fifo_sched);
 
-SEC("struct_ops")
-int BPF_PROG(fifo_enqueue, struct sk_buff *skb, struct Qdisc *sch,
-	     struct bpf_sk_buff_ptr *to_free)
+BQ_ENQUEUE(fifo)
 {
-	const struct bq_params *pv;
+	const struct fifo_params *p;
 	struct bq_instance *q;
-	struct fifo_sched *st = bq_enter(sch, &q, &pv);
-	const struct fifo_params *p = bq_kind_params(pv);
+	struct fifo_sched *st = bq_enter(sch, &q, &p);
 	int ret;
 
 	if (!st)
@@ -55,8 +52,7 @@ int BPF_PROG(fifo_enqueue, struct sk_buff *skb, struct Qdisc *sch,
 	return ret;
 }
 
-SEC("struct_ops")
-struct sk_buff *BPF_PROG(fifo_dequeue, struct Qdisc *sch)
+BQ_DEQUEUE(fifo)
 {
 	struct bq_instance *q;
 	struct fifo_sched *st;

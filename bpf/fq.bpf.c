@@ -443,14 +443,11 @@ static __noinline void fq_auto_quanta(struct Qdisc *sch, struct fq_params *p)
 		p->initial_quantum = 10 * mtu > 1 << 20 ? 1 << 20 : 10 * mtu;
 }
 
-SEC("struct_ops")
-int BPF_PROG(fq_enqueue, struct sk_buff *skb, struct Qdisc *sch,
-	     struct bpf_sk_buff_ptr *to_free)
+BQ_ENQUEUE(fq)
 {
-	const struct bq_params *pv;
+	const struct fq_params *p;
 	struct bq_instance *q;
-	struct fq_sched *st = bq_enter(sch, &q, &pv);
-	const struct fq_params *p = bq_kind_params(pv);
+	struct fq_sched *st = bq_enter(sch, &q, &p);
 	struct sock *sk = skb->sk;
 	u64 now, time, key, tstamp;
 	bool orphan = false, by_hash = false, was_empty;
@@ -763,12 +760,10 @@ static __noinline u32 fq_pick(struct bq_instance *q, struct fq_sched *st,
 	return FQ_AGAIN;
 }
 
-SEC("struct_ops")
-struct sk_buff *BPF_PROG(fq_dequeue, struct Qdisc *sch)
+BQ_DEQUEUE(fq)
 {
 	struct fq_times times = {};
 	u64 now, rate, len;
-	const struct bq_params *pv;
 	const struct fq_params *p;
 	struct bq_instance *q;
 	struct fq_sched *st;
@@ -781,10 +776,9 @@ struct sk_buff *BPF_PROG(fq_dequeue, struct Qdisc *sch)
 	/* The kernel dequeues until it gets nothing: half the calls. */
 	if (!sch->q.qlen)
 		return NULL;
-	st = bq_enter(sch, &q, &pv);
+	st = bq_enter(sch, &q, &p);
 	if (!st)
 		return NULL;
-	p = bq_kind_params(pv);
 
 	skb = bq_skbq_pop(q, &st->pool, &st->internal);
 	if (skb)

@@ -493,14 +493,11 @@ static __always_inline struct hbm_flowq *flow_next(struct hbm_agg *a)
 
 /* --- enqueue, dequeue ---------------------------------------------------- */
 
-SEC("struct_ops")
-int BPF_PROG(hbm_enqueue, struct sk_buff *skb, struct Qdisc *sch,
-	     struct bpf_sk_buff_ptr *to_free)
+BQ_ENQUEUE(hbm)
 {
-	const struct bq_params *pv;
+	const struct hbm_params *p;
 	struct bq_instance *q;
-	struct hbm_sched *st = bq_enter(sch, &q, &pv);
-	const struct hbm_params *p = bq_kind_params(pv);
+	struct hbm_sched *st = bq_enter(sch, &q, &p);
 	u64 now, len, send, next, key;
 	struct hbm_agg *a;
 	u32 idx, k;
@@ -594,8 +591,7 @@ static __always_inline struct sk_buff *agg_pop(struct bq_instance *q, struct hbm
 	return skb;
 }
 
-SEC("struct_ops")
-struct sk_buff *BPF_PROG(hbm_dequeue, struct Qdisc *sch)
+BQ_DEQUEUE(hbm)
 {
 	struct bq_instance *q = bq_instance(sch);
 	struct hbm_sched *st = q ? bq_state(q) : NULL;

@@ -406,8 +406,9 @@ static __always_inline int bq_change_params(struct bq_change *req)
  * BQ_STATE(struct fq_sched), after the struct: one per instance, last in
  * its bq_slots value, found with bq_state(q) on the fast path (no lookup:
  * it lies beside the instance), or with the instance and its parameters
- * by bq_enter(sch, &q, &p). BQ_QDISC_OPS then takes the
- * kind's hooks: the framework zeroes the state and calls them.
+ * by bq_enter(sch, &q, &p), p the kind's struct of parameters (so
+ * BQ_PARAMS comes first). BQ_QDISC_OPS then takes the kind's hooks: the
+ * framework zeroes the state and calls them.
  */
 #define BQ_STATE(T)							\
 	BQ_SLOTS_MAP(T);						\
@@ -415,15 +416,28 @@ static __always_inline int bq_change_params(struct bq_change *req)
 	{								\
 		return &((struct bq_slot_value *)bq_slot_of(q))->state;	\
 	}								\
-	/* What an op starts from: sch's instance, parameters, state. */ \
+	/* What an op starts from: sch's instance, parameters, state; */ \
+	/* NULL (and *q NULL) if sch has none. */			\
 	static __always_inline T *bq_enter(struct Qdisc *sch,		\
 					   struct bq_instance **q,	\
-					   const struct bq_params **p)	\
+					   const bq_kind_params_t **p)	\
 	{								\
 		*q = bq_instance(sch);					\
-		*p = *q ? bq_params_of(*q) : NULL;			\
-		return *p ? bq_state(*q) : NULL;			\
+		*p = *q ? bq_kind_params(bq_params_of(*q)) : NULL;	\
+		return *q ? bq_state(*q) : NULL;			\
 	}
+
+/*
+ * The kind's two ops, opened as BQ_ENQUEUE(fifo) { ... } with skb, sch and
+ * to_free in scope, and BQ_DEQUEUE(fifo) { ... } with sch.
+ */
+#define BQ_ENQUEUE(name)						\
+	SEC("struct_ops")						\
+	int BPF_PROG(name##_enqueue, struct sk_buff *skb, struct Qdisc *sch, \
+		     struct bpf_sk_buff_ptr *to_free)
+#define BQ_DEQUEUE(name)						\
+	SEC("struct_ops")						\
+	struct sk_buff *BPF_PROG(name##_dequeue, struct Qdisc *sch)
 
 /* --- the ops --------------------------------------------------------------- *
  *

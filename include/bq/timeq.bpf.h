@@ -36,6 +36,17 @@ static __always_inline struct bq_tq_ent *bq_tq_ent(const struct bq_instance *q, 
 	return bq_region_lookup(&bq_timeq, q, bq_ring_slots, i);
 }
 
+/* Entry i becomes (time, val): where a sift ends. */
+static __always_inline void bq_tq_set(const struct bq_instance *q, u32 i, u64 time, u32 val)
+{
+	struct bq_tq_ent *e = bq_tq_ent(q, i);
+
+	if (e) {
+		e->time = time;
+		e->val = val;
+	}
+}
+
 /* 0, or -ENOSPC when the instance's heap is full. */
 static __always_inline int bq_tq_push(const struct bq_instance *q, struct bq_tq *tq,
 				      u64 time, u32 val)
@@ -54,15 +65,10 @@ static __always_inline int bq_tq_push(const struct bq_instance *q, struct bq_tq 
 		ce = bq_tq_ent(q, i);
 		if (!pe || !ce || pe->time <= time)
 			break;
-		ce->time = pe->time;
-		ce->val = pe->val;
+		*ce = *pe;
 		i = par;
 	}
-	ce = bq_tq_ent(q, i);
-	if (ce) {
-		ce->time = time;
-		ce->val = val;
-	}
+	bq_tq_set(q, i, time, val);
 	return 0;
 }
 
@@ -116,14 +122,9 @@ static __always_inline void bq_tq_pop(const struct bq_instance *q, struct bq_tq 
 		ie = bq_tq_ent(q, i);
 		if (!ie)
 			break;
-		ie->time = ce->time;
-		ie->val = ce->val;
+		*ie = *ce;
 		i = c;
 	}
-	ie = bq_tq_ent(q, i);
-	if (ie) {
-		ie->time = ltime;
-		ie->val = lval;
-	}
+	bq_tq_set(q, i, ltime, lval);
 }
 #endif /* BQ_TIMEQ_BPF_H */

@@ -25,15 +25,13 @@ struct toobig_sched {
 BQ_STATE(struct toobig_sched);
 
 /* It never loads: every packet would be dropped, the queue always empty. */
-SEC("struct_ops")
-int BPF_PROG(toobig_enqueue, struct sk_buff *skb, struct Qdisc *sch,
-	     struct bpf_sk_buff_ptr *to_free)
+BQ_ENQUEUE(toobig)
 {
-	const struct bq_params *pv;
+	const struct toobig_params *p;
 	struct bq_instance *q;
 	volatile u64 sum = 0;
 
-	bq_enter(sch, &q, &pv);
+	bq_enter(sch, &q, &p);
 
 	/* A counter the verifier knows exactly: it walks every iteration. */
 #pragma clang loop unroll(disable)
@@ -42,8 +40,7 @@ int BPF_PROG(toobig_enqueue, struct sk_buff *skb, struct Qdisc *sch,
 	return bq_drop(sch, q, skb, to_free, BQ_DROP_OVERLIMIT);
 }
 
-SEC("struct_ops")
-struct sk_buff *BPF_PROG(toobig_dequeue, struct Qdisc *sch)
+BQ_DEQUEUE(toobig)
 {
 	return NULL;
 }
