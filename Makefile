@@ -126,6 +126,11 @@ $(BIN)/%: selftests/progs/%.c | $(BIN)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $< -o $@
 
+# The one test program that loads BPF objects itself.
+$(BIN)/bq_mustfail: selftests/progs/bq_mustfail.c | $(BIN) check-deps
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $< $(LDLIBS) -o $@
+
 # libFuzzer harnesses over the parsers, with ASan and UBSan.
 FUZZ_SRCS := src/units.c src/nl.c src/sys.c src/json.c src/pindir.c
 $(BIN)/fuzz_%: selftests/fuzz/fuzz_%.c selftests/fuzz/fuzz_words.h $(FUZZ_SRCS) src/lib.h include/bpfqdisc.h | $(BIN) check-deps
