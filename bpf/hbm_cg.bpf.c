@@ -59,9 +59,16 @@
 #include "hbm_cg.bpf.h"
 #include "hbm_edt.bpf.h"	/* HBM_INITIAL_QUANTUM */
 
-#define MAX_CREDIT		(100 * HBM_MTU)
+/* 2019's sizes; tools/hbm-credit-study builds others to measure them. */
+#ifndef HBM_CREDIT_MTU
+#define HBM_CREDIT_MTU		100
+#endif
+#ifndef HBM_MARK_MTU
+#define HBM_MARK_MTU		40
+#endif
+#define MAX_CREDIT		(HBM_CREDIT_MTU * HBM_MTU)
 #define INIT_CREDIT		MAX_CREDIT
-#define MARK_THRESH		(40 * HBM_MTU)
+#define MARK_THRESH		(HBM_MARK_MTU * HBM_MTU)
 #define DROP_THRESH		(400 * HBM_MTU)
 #define LARGE_DROP_THRESH	(DROP_THRESH - 15 * HBM_MTU)
 /* Longest gap that can earn credit: from the deepest debt to MAX_CREDIT at
