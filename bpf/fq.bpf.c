@@ -121,6 +121,13 @@ BQ_XSTATS(
 	{ "band_drops", BQ_COUNTER },		/* a band at its limit */
 );
 
+enum { FQ_DROP_FLOW_LIMIT = BQ_DROP_KIND, FQ_DROP_HORIZON };
+
+BQ_DROP_REASONS(
+	{ "flow_limit" },	/* the flow (or its band) at its limit */
+	{ "horizon" },		/* departure time beyond the horizon */
+);
+
 /* Where a flow is. */
 enum { F_FREE, F_IDLE, F_NEW, F_OLD, F_THROTTLED, F_DETACHED };	/* IDLE: just created */
 
@@ -475,7 +482,7 @@ BQ_ENQUEUE(fq)
 	} else {
 		if ((s64)tstamp > (s64)(now + p->horizon)) {
 			if (p->horizon_drop)
-				return bq_drop(sch, q, skb, to_free, BQ_DROP_HORIZON);
+				return bq_drop(sch, q, skb, to_free, FQ_DROP_HORIZON);
 			q->cnt.x[X_HORIZON_CAPS]++;
 			skb->tstamp = now + p->horizon;
 		}
@@ -533,7 +540,7 @@ BQ_ENQUEUE(fq)
 	if (!f)
 		return bq_drop(sch, q, skb, to_free, BQ_DROP_NOMEM);
 	if (f->q.len >= p->flow_limit)
-		return bq_drop(sch, q, skb, to_free, BQ_DROP_FLOW_LIMIT);
+		return bq_drop(sch, q, skb, to_free, FQ_DROP_FLOW_LIMIT);
 
 	state = f->state;
 	f->band = band;

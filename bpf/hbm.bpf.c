@@ -128,6 +128,12 @@ BQ_XSTATS(
 	{ "aggs_aged", BQ_COUNTER },		/* idle aggregates reused */
 );
 
+enum { HBM_DROP_HORIZON = BQ_DROP_KIND };
+
+BQ_DROP_REASONS(
+	{ "horizon" },		/* departure beyond the drop horizon */
+);
+
 /* Per instance. */
 struct hbm_sched {
 	struct bq_pool_state pool;
@@ -518,7 +524,7 @@ BQ_ENQUEUE(hbm)
 	if (!agg_schedule(q, a, skb, len, agg_rate(q, p, idx, key), now, &send, &next)) {
 		a->info.drops++;
 		q->cnt.x[X_DROPPED]++;
-		return bq_drop(sch, q, skb, to_free, BQ_DROP_HORIZON);
+		return bq_drop(sch, q, skb, to_free, HBM_DROP_HORIZON);
 	}
 	/*
 	 * The time its aggregate's FIFO would send it (tstamp is writable at

@@ -33,21 +33,30 @@
 #define BQ_DEFAULT_MAX_INSTANCES	64
 #define BQ_DEFAULT_RING_SLOTS		16384	/* power of two: max FIFO limit */
 
+/*
+ * Why packets were dropped, counted in bq_counters.drops[]: the framework's
+ * reasons, which every kind has and the parts use, then the kind's own
+ * from BQ_DROP_KIND on, named with BQ_DROP_REASONS() in its .bpf.c (the
+ * table lands in .rodata.bq_drops), as its parameters are. A kind adds a
+ * reason without changing anything it shares.
+ */
 enum bq_drop_reason {
-	BQ_DROP_OVERLIMIT,	/* qdisc limit reached */
-	BQ_DROP_FLOW_LIMIT,	/* per-flow limit reached */
-	BQ_DROP_HORIZON,	/* departure time too far ahead */
-	BQ_DROP_NOMEM,		/* no memory for flow state */
-	BQ_DROP_RATE,		/* rate limiter over its drop threshold */
 	BQ_DROP_NO_INSTANCE,	/* packet for a qdisc with no state: a bug */
-	BQ_DROP__MAX,
+	BQ_DROP_OVERLIMIT,	/* qdisc limit reached */
+	BQ_DROP_NOMEM,		/* no room for the packet or its flow's state */
+	BQ_DROP_KIND,		/* the kind's first own reason */
+};
+#define BQ_MAX_DROPS		8
+
+struct bq_drop_desc {
+	char name[24];
 };
 
 struct bq_counters {
 	__u64 enqueued;
 	__u64 dequeued;
 	__u64 dequeued_bytes;
-	__u64 drops[BQ_DROP__MAX];
+	__u64 drops[BQ_MAX_DROPS];
 	__u64 marks;		/* packets a policy wanted congestion-marked */
 	__u64 overlimits;	/* times dequeue held back a packet (pacing) */
 	__u64 resets;

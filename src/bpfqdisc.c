@@ -217,7 +217,7 @@ static void print_instance(const struct bq_kind *k, const struct bq_param_set *s
 	__u64 drops = 0;
 	__u32 qlen;
 
-	for (int i = 0; i < BQ_DROP__MAX; i++)
+	for (int i = 0; i < BQ_MAX_DROPS; i++)
 		drops += q->cnt.drops[i];
 	if (q->where.netns_cookie == our_netns && if_indextoname(q->where.ifindex, dev))
 		printf("  dev %s", dev);

@@ -102,6 +102,8 @@ struct bq_kind_meta {
 	size_t nparams;
 	struct bq_xstat_desc xstats[BQ_MAX_XSTATS];
 	size_t nxstats;
+	struct bq_drop_desc drops[BQ_MAX_DROPS];	/* the framework's, then the kind's */
+	size_t ndrops;
 };
 const struct bq_kind_meta *bq_kind_meta(const struct bq_kind *k);
 /* The kind's parameter table, with values set to the built-in defaults. */

@@ -70,6 +70,12 @@ static size_t read_table(struct bpf_object *obj, const char *sec, void *dst, siz
 	return n;
 }
 
+static const struct bq_drop_desc core_drops[BQ_DROP_KIND] = {
+	[BQ_DROP_NO_INSTANCE] = { "no_instance" },
+	[BQ_DROP_OVERLIMIT] = { "overlimit" },
+	[BQ_DROP_NOMEM] = { "nomem" },
+};
+
 const struct bq_kind_meta *bq_kind_meta(const struct bq_kind *k)
 {
 	static struct bq_kind_meta cache[64];
@@ -89,7 +95,10 @@ const struct bq_kind_meta *bq_kind_meta(const struct bq_kind *k)
 				BQ_MAX_PARAMS);
 	m->nxstats = read_table(obj, ".rodata.bq_xstats", m->xstats, sizeof(m->xstats[0]),
 				BQ_MAX_XSTATS);
+	m->ndrops = BQ_DROP_KIND + read_table(obj, ".rodata.bq_drops", m->drops + BQ_DROP_KIND,
+					      sizeof(m->drops[0]), BQ_MAX_DROPS - BQ_DROP_KIND);
 	bpf_object__close(obj);
+	memcpy(m->drops, core_drops, sizeof(core_drops));
 	/* The table is indexed by field (BQ_PARAMS): a gap is a field with no entry. */
 	for (size_t i = 0; i < m->nparams; i++) {
 		if (!m->params[i].name[0]) {

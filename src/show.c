@@ -15,12 +15,6 @@
 
 #define TC_H_ROOT 0xFFFFFFFFU
 
-static const char *const drop_names[BQ_DROP__MAX] = {
-	[BQ_DROP_OVERLIMIT] = "overlimit", [BQ_DROP_FLOW_LIMIT] = "flow_limit",
-	[BQ_DROP_HORIZON] = "horizon", [BQ_DROP_NOMEM] = "nomem",
-	[BQ_DROP_RATE] = "rate", [BQ_DROP_NO_INSTANCE] = "no_instance",
-};
-
 enum fmt { FMT_TEXT, FMT_JSON, FMT_PROM };
 
 struct view {
@@ -132,8 +126,8 @@ static void print_text(const struct view *v, bool stats)
 	       (unsigned long long)v->inst.cnt.enqueued, (unsigned long long)v->inst.cnt.dequeued,
 	       (unsigned long long)v->inst.cnt.marks, (unsigned long long)v->inst.cnt.overlimits,
 	       (unsigned long long)v->inst.cnt.resets);
-	for (int i = 0; i < BQ_DROP__MAX; i++)
-		printf(" %s %llu", drop_names[i], (unsigned long long)v->inst.cnt.drops[i]);
+	for (size_t i = 0; i < v->meta->ndrops; i++)
+		printf(" %s %llu", v->meta->drops[i].name, (unsigned long long)v->inst.cnt.drops[i]);
 	printf("\n");
 	if (v->meta->nxstats) {
 		for (size_t i = 0; i < v->meta->nxstats; i++)
@@ -174,8 +168,8 @@ static void print_json(const struct view *v, bool stats)
 		       (unsigned long long)c->enqueued, (unsigned long long)c->dequeued,
 		       (unsigned long long)c->dequeued_bytes, (unsigned long long)c->marks,
 		       (unsigned long long)c->overlimits, (unsigned long long)c->resets);
-		for (int i = 0; i < BQ_DROP__MAX; i++)
-			printf("%s\"%s\":%llu", i ? "," : "", drop_names[i],
+		for (size_t i = 0; i < v->meta->ndrops; i++)
+			printf("%s\"%s\":%llu", i ? "," : "", v->meta->drops[i].name,
 			       (unsigned long long)c->drops[i]);
 		printf("}");
 		for (size_t i = 0; i < v->meta->nxstats; i++)
@@ -256,8 +250,9 @@ static void print_prom(const struct view *v, size_t n)
 			case 4: prom(&v[i], m[j].name, "", c->enqueued); break;
 			case 5: prom(&v[i], m[j].name, "", c->dequeued); break;
 			case 6:
-				for (int r = 0; r < BQ_DROP__MAX; r++) {
-					snprintf(reason, sizeof(reason), ",reason=\"%s\"", drop_names[r]);
+				for (size_t r = 0; v[i].meta && r < v[i].meta->ndrops; r++) {
+					snprintf(reason, sizeof(reason), ",reason=\"%s\"",
+						 v[i].meta->drops[r].name);
 					prom(&v[i], m[j].name, reason, c->drops[r]);
 				}
 				break;

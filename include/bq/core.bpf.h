@@ -180,6 +180,16 @@ struct {
 #define BQ_XSTATS(...) \
 	const struct bq_xstat_desc bq_xstat_table[] SEC(".rodata.bq_xstats") = { __VA_ARGS__ }
 
+/*
+ * BQ_DROP_REASONS("flow_limit", "horizon"): names of the kind's own drop
+ * reasons, in the order of its enum, which starts at BQ_DROP_KIND:
+ *	enum { FQ_DROP_FLOW_LIMIT = BQ_DROP_KIND, FQ_DROP_HORIZON };
+ */
+#define BQ_DROP_REASONS(...)						\
+	const struct bq_drop_desc bq_drop_table[] SEC(".rodata.bq_drops") = { __VA_ARGS__ }; \
+	_Static_assert(sizeof(bq_drop_table) / sizeof(struct bq_drop_desc) <= \
+		       BQ_MAX_DROPS - BQ_DROP_KIND, "at most BQ_MAX_DROPS - BQ_DROP_KIND reasons")
+
 /* Packets that reached a qdisc with no state. Always 0 unless we have a bug. */
 __u64 bq_orphan_drops;
 
@@ -280,7 +290,7 @@ static __always_inline int bq_drop(struct Qdisc *sch, struct bq_instance *q,
 	sch->qstats.drops++;
 	if (why == BQ_DROP_OVERLIMIT)
 		sch->qstats.overlimits++;
-	if (q && why < BQ_DROP__MAX)
+	if (q && why < BQ_MAX_DROPS)
 		q->cnt.drops[why]++;
 	else
 		__sync_fetch_and_add(&bq_orphan_drops, 1);

@@ -22,6 +22,21 @@ for try in 1 2 3; do
 done
 [ "$(tc_stat a va packets)" -ge "$(echo "$json" | jq '.[0].packets')" ] || fail "tc saw fewer packets"
 
+# Each kind counts the framework's drop reasons and its own (BQ_DROP_REASONS),
+# and no other kind's: bpf_fifo has no flow_limit, bpf_fq has one.
+reasons=$(echo "$json" | jq -c '.[0].bpf.drops | keys')
+[ "$reasons" = '["no_instance","nomem","overlimit"]' ] || fail "bpf_fifo's drop reasons: $reasons"
+expect "$BQ" load fq
+expect ip -n a link add vb2 type dummy
+expect ip netns exec a tc qdisc add dev vb2 root bpf_fq
+reasons=$("$BQ" -n a stats -j | jq -c '.[] | select(.dev == "vb2") | .bpf.drops | keys')
+[ "$reasons" = '["flow_limit","horizon","no_instance","nomem","overlimit"]' ] || fail "bpf_fq's drop reasons: $reasons"
+"$BQ" -n a stats --prometheus | grep -q '^bpfqdisc_drops_total{dev="vb2",kind="bpf_fq",.*,reason="flow_limit"} 0$' ||
+	fail "no flow_limit sample for bpf_fq: $("$BQ" -n a stats --prometheus | grep drops_total)"
+! "$BQ" -n a stats --prometheus | grep -q 'kind="bpf_fifo",.*reason="flow_limit"' ||
+	fail "bpf_fifo has a flow_limit sample"
+expect ip -n a link del vb2
+
 "$BQ" -n a stats --prometheus > /tmp/metrics
 grep -q '^bpfqdisc_dequeued_total{dev="va",kind="bpf_fifo",netns="[0-9]*",ifindex="[0-9]*",parent="root",handle="[0-9a-f]*:"} [0-9]' /tmp/metrics ||
 	fail "no dequeued sample: $(cat /tmp/metrics)"
