@@ -40,6 +40,7 @@ enum bq_drop_reason {
 	BQ_DROP_NOMEM,		/* no memory for flow state */
 	BQ_DROP_RATE,		/* rate limiter over its drop threshold */
 	BQ_DROP_NO_INSTANCE,	/* packet for a qdisc with no state: a bug */
+	BQ_DROP_CODEL,		/* queued too long: CoDel dropped it at dequeue */
 	BQ_DROP__MAX,
 };
 

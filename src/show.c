@@ -19,6 +19,7 @@ static const char *const drop_names[BQ_DROP__MAX] = {
 	[BQ_DROP_OVERLIMIT] = "overlimit", [BQ_DROP_FLOW_LIMIT] = "flow_limit",
 	[BQ_DROP_HORIZON] = "horizon", [BQ_DROP_NOMEM] = "nomem",
 	[BQ_DROP_RATE] = "rate", [BQ_DROP_NO_INSTANCE] = "no_instance",
+	[BQ_DROP_CODEL] = "codel",
 };
 
 enum fmt { FMT_TEXT, FMT_JSON, FMT_PROM };
