@@ -214,6 +214,7 @@ static __always_inline void fqc_drop_head(struct Qdisc *sch, struct bq_instance 
 		return;
 	f->backlog -= bq_pkt_len(skb);
 	st->memory_usage -= skb->truesize;
+	q->cnt.x[X_MEMORY_USED] = st->memory_usage;
 	bq_drop_queued(sch, q, skb, why);
 }
 
@@ -379,7 +380,6 @@ int BPF_PROG(fq_codel_enqueue, struct sk_buff *skb, struct Qdisc *sch,
 	q->cnt.x[X_DROP_OVERLIMIT] += dropped;
 	if (memory_limited)
 		q->cnt.x[X_DROP_OVERMEMORY] += dropped;
-	q->cnt.x[X_MEMORY_USED] = st->memory_usage;
 	return ret;
 }
 
