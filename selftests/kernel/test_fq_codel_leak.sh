@@ -38,15 +38,7 @@ note "CoDel: $(bstat a va drops.codel) dropped at dequeue; at rest: $("$BQ" -n a
 udp_flood 60
 expect "$BQ" -n a qdisc change dev va root target 10s interval 10s
 
-wait_backlog a va 500 10 || fail "no queue built: $(ip netns exec a tc -s qdisc show dev va)"
-reset_empties a va
-note "reset with $queued packets queued"
-expect ip -n a link set va up
-
-wait_backlog a va 500 10 || fail "no queue built after reset"
-queued=$(tc_stat a va qlen)
-expect ip netns exec a tc qdisc del dev va root
-note "destroyed with $queued packets queued"
+reset_then_destroy a va
 
 stop_floods
 expect_no_leak fq_codel

@@ -8,22 +8,14 @@
 # drops by memory counted as drop_overmemory.
 . "$(dirname "$0")/lib.sh"
 . "$TOP/selftests/progs/fq_lib.sh"
+. "$TOP/selftests/progs/fq_codel_lib.sh"
 
-modprobe sch_fq_codel 2>/dev/null || true
-expect "$BQ" load fq_codel
-veth_pair
-slow_receiver
+fqc_setup
 
 # overflow KIND BATCH: drops of KIND at limit 200 under a flood of 4 s.
 overflow() {
 	ip netns exec a tc qdisc del dev va root 2>/dev/null || true	# fresh counters
-	if [ "$1" = fq_codel ]; then
-		expect ip netns exec a tc qdisc replace dev va root fq_codel limit 200 \
-			target 10s interval 10s drop_batch "$2" noecn
-	else
-		expect "$BQ" -n a qdisc replace dev va root bpf_fq_codel limit 200 \
-			target 10s interval 10s drop_batch "$2"
-	fi
+	fqc_root "$1" limit 200 target 10s interval 10s drop_batch "$2"
 	udp_flood 4
 	max=0
 	for i in 1 2 3 4 5 6 7 8 9 10; do

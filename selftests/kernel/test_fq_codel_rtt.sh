@@ -13,18 +13,13 @@
 # bpf_fq_codel cannot mark.
 . "$(dirname "$0")/lib.sh"
 . "$TOP/selftests/progs/fq_lib.sh"
+. "$TOP/selftests/progs/fq_codel_lib.sh"
 
-modprobe sch_fq_codel 2>/dev/null || true
-expect "$BQ" load fq_codel
-veth_pair
-slow_receiver
+fqc_setup
 
 # under_load KIND: "RTT_MS QLEN" with a bulk flow through KIND.
 under_load() {
-	case $1 in
-	fq_codel) expect ip netns exec a tc qdisc replace dev va root fq_codel noecn ;;
-	*) expect ip netns exec a tc qdisc replace dev va root "$1" ;;
-	esac
+	fqc_root "$1"
 	# 4000 pps of 200 bytes, above the ~2800 the receiver takes: a queue
 	# forms, and a FIFO still admits most pings. 20 s outlasts the
 	# measurement; stop_floods ends it.
