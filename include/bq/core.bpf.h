@@ -26,7 +26,7 @@
  *     struct_ops; a kind with state gives two hooks, one to set up a zeroed
  *     state and one to free what it holds (see BQ_QDISC_OPS below);
  *   - the standard counters and Qdisc qstats/bstats, updated in one place:
- *     bq_enqueued(), bq_dequeued(), bq_drop().
+ *     bq_enqueued(), bq_dequeued(), bq_drop(), bq_drop_queued().
  * The parts keep its rules: per-instance regions of ARRAY maps, no locks
  * (the ops of one instance run under its qdisc lock), no allocation per
  * packet.
@@ -281,21 +281,47 @@ static __always_inline struct sk_buff *bq_dequeued(struct Qdisc *sch,
 	return skb;
 }
 
-/* Drop a packet that was never queued. q may be NULL (no instance). */
+/* A dropped packet in qstats and in its reason's counter; q may be NULL. */
+static __always_inline void bq_count_drop(struct Qdisc *sch, struct bq_instance *q,
+					  enum bq_drop_reason why)
+{
+	sch->qstats.drops++;
+	if (q && why < BQ_MAX_DROPS)
+		q->cnt.drops[why]++;
+	else
+		__sync_fetch_and_add(&bq_orphan_drops, 1);
+}
+
+/*
+ * Drop a packet that was never queued. q may be NULL (no instance).
+ * overlimits counts packets refused at the door, as tc's qdiscs count it.
+ */
 static __always_inline int bq_drop(struct Qdisc *sch, struct bq_instance *q,
 				   struct sk_buff *skb,
 				   struct bpf_sk_buff_ptr *to_free,
 				   enum bq_drop_reason why)
 {
-	sch->qstats.drops++;
 	if (why == BQ_DROP_OVERLIMIT)
 		sch->qstats.overlimits++;
-	if (q && why < BQ_MAX_DROPS)
-		q->cnt.drops[why]++;
-	else
-		__sync_fetch_and_add(&bq_orphan_drops, 1);
+	bq_count_drop(sch, q, why);
 	bpf_qdisc_skb_drop(skb, to_free);
 	return NET_XMIT_DROP;
+}
+
+/*
+ * Drop a packet that was queued (counted by bq_enqueued) and is taken off
+ * its queue now: CoDel's head drops at dequeue, fq_codel's drop of a
+ * batch from the fattest flow at enqueue. bpf_kfree_skb is allowed in
+ * every op, the to-free list only in enqueue. Not an overlimit: sch_fq_codel
+ * counts neither kind there.
+ */
+static __always_inline void bq_drop_queued(struct Qdisc *sch, struct bq_instance *q,
+					   struct sk_buff *skb, enum bq_drop_reason why)
+{
+	sch->q.qlen--;
+	sch->qstats.backlog -= bq_pkt_len(skb);
+	bq_count_drop(sch, q, why);
+	bpf_kfree_skb(skb);
 }
 
 /* Account for a queued packet freed by reset or destroy. */

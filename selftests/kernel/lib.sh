@@ -158,7 +158,7 @@ cleanup_all() {
 		sleep 0.1
 	done
 	tc qdisc del dev lo root 2>/dev/null || true
-	for k in fifo fq hbm; do "$BQ" unload "$k" --force >/dev/null 2>&1 || true; done
+	for k in fifo fq hbm fq_codel; do "$BQ" unload "$k" --force >/dev/null 2>&1 || true; done
 	return 0
 }
 

@@ -97,3 +97,18 @@ expect_dmesg_clean() {
 		grep -E 'WARNING:|BUG:|Oops|soft lockup|hard LOCKUP|refcount_t|rcu.*stall' || true)
 	[ -z "$bad" ] || fail "dmesg: $bad"
 }
+
+# reset_then_destroy NS DEV: with a flood running, once DEV's root qdisc
+# queues 500 packets reset it (link down) and check that it emptied, bring
+# DEV up, and once it queues 500 again delete it with them queued.
+reset_then_destroy() {
+	wait_backlog "$1" "$2" 500 10 || fail "no queue built: $(ip netns exec "$1" tc -s qdisc show dev "$2")"
+	reset_empties "$1" "$2"
+	note "reset with $queued packets queued"
+	expect ip -n "$1" link set "$2" up
+
+	wait_backlog "$1" "$2" 500 10 || fail "no queue built after reset"
+	queued=$(tc_stat "$1" "$2" qlen)
+	expect ip netns exec "$1" tc qdisc del dev "$2" root
+	note "destroyed with $queued packets queued"
+}

@@ -13,15 +13,7 @@ expect "$BQ" load fifo
 expect ip netns exec a tc qdisc replace dev va root bpf_fifo
 udp_flood 40
 
-wait_backlog a va 500 10 || fail "no queue built: $(ip netns exec a tc -s qdisc show dev va)"
-reset_empties a va
-note "reset with $queued packets queued"
-expect ip -n a link set va up
-
-wait_backlog a va 500 10 || fail "no queue built after reset"
-queued=$(tc_stat a va qlen)
-expect ip netns exec a tc qdisc del dev va root
-note "destroyed with $queued packets queued"
+reset_then_destroy a va
 
 stop_floods
 expect_no_leak fifo
