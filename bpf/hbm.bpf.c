@@ -182,7 +182,7 @@ static __always_inline bool full_sock(struct sock *sk)
 /* The class of key id in q, or NULL. */
 static __always_inline struct hbm_class *class_of(const struct bq_instance *q, u64 id)
 {
-	struct hbm_class_key k = { .slot = q->slot, .id = id };
+	struct hbm_class_key k = { .slot = q->slot, .gen = q->created_ns, .id = id };
 
 	return bpf_map_lookup_elem(&hbm_classes, &k);
 }
@@ -720,14 +720,13 @@ int hbm_mark(struct __sk_buff *ctx)
 	struct sk_buff *skb = bpf_cast_to_kern_ctx(ctx);
 	struct bq_instance *q = mark_instance(skb);
 	const struct hbm_params *p = q ? bq_kind_params(bq_params_of(q)) : NULL;
-	struct hbm_class_key k;
+	struct hbm_class_key k = {};
 	struct hbm_agg *a;
 	u32 *idx;
 
 	if (!p)
 		return TC_ACT_OK;
 	k.slot = q->slot;
-	k.pad = 0;
 	k.id = agg_key(q, skb, p->classify);
 	idx = bpf_map_lookup_elem(&hbm_agg_ids, &k);
 	a = idx ? agg_at(q, *idx) : NULL;

@@ -93,9 +93,15 @@ enum hbm_classify {
 	HBM_BY_PRIORITY,	/* skb->priority (SO_PRIORITY) */
 };
 
+/*
+ * gen, in hbm_classes: the created_ns of the qdisc the class is for. A
+ * class written for a qdisc that tc replaced meanwhile, whose slot a new
+ * one took, is then one the new qdisc never reads. 0 in hbm_agg_ids.
+ */
 struct hbm_class_key {
 	__u32 slot;		/* the qdisc's bq_instance.slot */
 	__u32 pad;
+	__u64 gen;
 	__u64 id;		/* cgroup id, mark or priority */
 };
 

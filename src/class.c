@@ -281,13 +281,17 @@ static int replaced(const struct class_req *r)
 
 static int write_class(struct class_req *r)
 {
-	struct hbm_class_key key = { .slot = r->inst.slot, .id = r->id };
+	struct hbm_class_key key = { .slot = r->inst.slot, .gen = r->inst.created_ns, .id = r->id };
 	struct hbm_class c = { .rate = r->rate };
 	bool add = !strcmp(r->verb, "add");
 	int err;
 
 	bq_stop_at("write");	/* test_slot_reuse replaces the qdisc here */
-	/* The slot was looked up earlier: a new qdisc may hold it now. */
+	/*
+	 * The slot was looked up earlier: a new qdisc may hold it now. The
+	 * key's generation keeps the write from reaching it; the checks say
+	 * so, and take back an add that no qdisc would read.
+	 */
 	if (!bq_instance_current(r->kind, &r->inst))
 		return replaced(r);
 	if (!strcmp(r->verb, "del"))
@@ -295,7 +299,6 @@ static int write_class(struct class_req *r)
 	else
 		err = bpf_map_update_elem(r->classes, &key, &c, add ? BPF_NOEXIST : BPF_EXIST);
 	if (!err && !bq_instance_current(r->kind, &r->inst)) {
-		/* A new qdisc's class it never asked for: take back an add. */
 		if (add)
 			bpf_map_delete_elem(r->classes, &key);
 		return replaced(r);
@@ -359,7 +362,7 @@ static void show_row(const struct class_req *r, bool *first, __u64 id, __u64 rat
 
 static bool class_rate(const struct class_req *r, __u64 id, __u64 *rate)
 {
-	struct hbm_class_key key = { .slot = r->inst.slot, .id = id };
+	struct hbm_class_key key = { .slot = r->inst.slot, .gen = r->inst.created_ns, .id = id };
 	struct hbm_class c;
 
 	if (bpf_map_lookup_elem(r->classes, &key, &c))
@@ -425,7 +428,8 @@ static int show(struct class_req *r)
 		prev = &key;
 		for (size_t i = 0; i < n; i++)
 			seen |= aggs[i].id == key.id;
-		if (key.slot == r->inst.slot && !seen && class_rate(r, key.id, &rate))
+		if (key.slot == r->inst.slot && key.gen == r->inst.created_ns && !seen &&
+		    class_rate(r, key.id, &rate))
 			show_row(r, &first, key.id, rate, true, NULL);
 	}
 	if (r->json)

@@ -50,7 +50,8 @@ i=1
 fill=$(mktemp)
 : >"$fill"
 while [ $i -lt 256 ]; do
-	echo "map update pinned $map key hex 00 00 00 00 00 00 00 00 $(printf '%02x %02x' $((i % 256)) $((i / 256))) 00 00 00 00 00 00 value hex 40 42 0f 00 00 00 00 00" >>"$fill"
+	# key: slot, pad, generation (any: the map is full either way), id
+	echo "map update pinned $map key hex 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 $(printf '%02x %02x' $((i % 256)) $((i / 256))) 00 00 00 00 00 00 value hex 40 42 0f 00 00 00 00 00" >>"$fill"
 	i=$((i + 1))
 done
 expect bpftool batch file "$fill" >/dev/null

@@ -66,5 +66,19 @@ replaced_meanwhile bpf_hbm "$BQ" -n a class add dev va mark 5 rate 10mbit
 classes=$(bpftool map dump pinned "$PINS/hbm/hbm_classes" -j | jq length)
 [ "$classes" = 0 ] || fail "hbm_classes holds $classes class(es): the class meant for the old qdisc reached the new one"
 refused "class add"
+# What a write that raced the replace past both checks would leave: a class
+# under the slot (0) but another qdisc's generation (1). The new bpf_hbm
+# never reads it: mark 5's packets see its default rate, 0 (unlimited).
+expect "$BQ" -n a qdisc change dev va root classify 1
+expect bpftool map update pinned "$PINS/hbm/hbm_classes" \
+	key 0 0 0 0 0 0 0 0 1 0 0 0 0 0 0 0 5 0 0 0 0 0 0 0 value 0xd0 0x12 0x13 0 0 0 0 0
+expect ip netns exec a ping -q -c 3 -i 0.05 -m 5 $B >/dev/null
+# An aggregate starts with its struct hbm_agg_info: id, then the rate its
+# last packet saw (8 bytes each, little-endian).
+seen=$(bpftool -j map dump pinned "$PINS/hbm/hbm_aggs" | jq -r '[.[].value |
+	select(.[0:8] == ["0x05","0x00","0x00","0x00","0x00","0x00","0x00","0x00"]) | .[8:16] | join(" ")] | .[0]')
+[ "$seen" != null ] || fail "no aggregate for mark 5 in hbm_aggs"
+[ "$seen" = "0x00 0x00 0x00 0x00 0x00 0x00 0x00 0x00" ] ||
+	fail "mark 5's packets saw rate bytes $seen: the new bpf_hbm read a class of another generation"
 expect ip netns exec a tc qdisc del dev va root
 expect "$BQ" unload hbm
