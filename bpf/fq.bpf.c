@@ -160,7 +160,7 @@ struct fq_sched {
 	struct bq_skbq internal;	/* the fast path */
 	struct fq_band bands[FQ_BANDS];
 	__u32 band_nr;			/* the band being served */
-	__u32 band_pkts[FQ_BANDS];	/* queued in each, fast path apart */
+	__u32 band_pkts[FQ_BANDS];	/* queued in each, fast path included */
 	__u32 gc_checked;		/* age (ns >> 20) of the last GC check */
 	struct bq_list detached;	/* LRU: oldest first */
 	struct bq_ids flow_ids;		/* flow entries in use; free ones linked by link.next */
@@ -186,6 +186,14 @@ static __always_inline u8 *fq_cb_flags(struct sk_buff *skb)
 static __always_inline u8 *fq_cb_band(struct sk_buff *skb)
 {
 	return &((struct qdisc_skb_cb *)skb->cb)->data[1];
+}
+
+/* A packet of its band (fq_cb_band) leaves: sch_fq's limit is per band. */
+static __always_inline void fq_band_left(struct fq_sched *st, struct sk_buff *skb)
+{
+	u8 band = *fq_cb_band(skb);
+
+	st->band_pkts[band < FQ_BANDS ? band : 0]--;
 }
 
 /* Band b of the state, any b: the verifier wants the index bounded. */
@@ -513,9 +521,13 @@ BQ_ENQUEUE(fq)
 		cb |= FQ_CB_SKRATE;
 	*fq_cb_flags(skb) = cb;
 
+	*fq_cb_band(skb) = band;
 	if (fq_fastpath_ok(q, st, p, sch, sk, orphan, cb, time, now)) {
 		q->cnt.x[X_FASTPATH]++;
-		return bq_skbq_push(sch, q, &st->pool, &st->internal, skb, time, 0, to_free);
+		ret = bq_skbq_push(sch, q, &st->pool, &st->internal, skb, time, 0, to_free);
+		if (ret == NET_XMIT_SUCCESS)
+			st->band_pkts[band]++;
+		return ret;
 	}
 
 	if (by_hash) {	/* the flow dissector may run: not on the fast path */
@@ -580,7 +592,6 @@ BQ_ENQUEUE(fq)
 		}
 	}
 	was_empty = !f->q.len;
-	*fq_cb_band(skb) = band;
 	ret = bq_skbq_push(sch, q, &st->pool, &f->q, skb, time, 0, to_free);
 	if (ret != NET_XMIT_SUCCESS)	/* a full pool dropped it */
 		return ret;
@@ -777,7 +788,7 @@ BQ_DEQUEUE(fq)
 	struct sk_buff *skb;
 	struct sock *sk;
 	struct fq_flow *f;
-	u32 idx, plen, band;
+	u32 idx, plen;
 	u8 cb;
 
 	/* The kernel dequeues until it gets nothing: half the calls. */
@@ -788,8 +799,10 @@ BQ_DEQUEUE(fq)
 		return NULL;
 
 	skb = bq_skbq_pop(q, &st->pool, &st->internal);
-	if (skb)
+	if (skb) {
+		fq_band_left(st, skb);
 		return bq_dequeued(sch, q, skb);
+	}
 
 	now = bpf_ktime_get_ns();
 	if (st->time_next_delayed_flow <= now)
@@ -812,8 +825,7 @@ BQ_DEQUEUE(fq)
 	skb = bq_skbq_pop(q, &st->pool, &f->q);
 	if (!skb)
 		return NULL;
-	band = *fq_cb_band(skb);
-	st->band_pkts[band < FQ_BANDS ? band : 0]--;
+	fq_band_left(st, skb);
 	if (!f->q.len) {
 		q->cnt.x[X_INACTIVE]++;
 		f->age = fq_age_now(now);	/* idle since */
