@@ -112,7 +112,7 @@ static __always_inline struct bq_slot *bq_slot_at(u32 slot)
 	return bpf_map_lookup_elem(&bq_slots, &slot);
 }
 
-/* Apart from bq_slots: the kernel refuses to mmap a map holding a lock. */
+/* One per slot: .init and bq_change take it in turn (struct bq_change says why). */
 struct bq_slot_lock {
 	struct bpf_spin_lock lock;
 };
