@@ -188,7 +188,25 @@ static __always_inline u8 *fq_cb_band(struct sk_buff *skb)
 	return &((struct qdisc_skb_cb *)skb->cb)->data[1];
 }
 
-/* A packet of its band (fq_cb_band) leaves: sch_fq's limit is per band. */
+/*
+ * Queue skb of band on queue (the fast path's or its flow's), counted in
+ * the band: sch_fq's limit is per band, fast path included.
+ */
+static __always_inline int fq_band_push(struct Qdisc *sch, struct bq_instance *q,
+					struct fq_sched *st, struct bq_skbq *queue,
+					struct sk_buff *skb, u64 time, u32 band,
+					struct bpf_sk_buff_ptr *to_free)
+{
+	int ret;
+
+	*fq_cb_band(skb) = band;
+	ret = bq_skbq_push(sch, q, &st->pool, queue, skb, time, 0, to_free);
+	if (ret == NET_XMIT_SUCCESS)
+		st->band_pkts[band]++;
+	return ret;
+}
+
+/* A packet of its band (fq_cb_band) leaves. */
 static __always_inline void fq_band_left(struct fq_sched *st, struct sk_buff *skb)
 {
 	u8 band = *fq_cb_band(skb);
@@ -521,13 +539,9 @@ BQ_ENQUEUE(fq)
 		cb |= FQ_CB_SKRATE;
 	*fq_cb_flags(skb) = cb;
 
-	*fq_cb_band(skb) = band;
 	if (fq_fastpath_ok(q, st, p, sch, sk, orphan, cb, time, now)) {
 		q->cnt.x[X_FASTPATH]++;
-		ret = bq_skbq_push(sch, q, &st->pool, &st->internal, skb, time, 0, to_free);
-		if (ret == NET_XMIT_SUCCESS)
-			st->band_pkts[band]++;
-		return ret;
+		return fq_band_push(sch, q, st, &st->internal, skb, time, band, to_free);
 	}
 
 	if (by_hash) {	/* the flow dissector may run: not on the fast path */
@@ -592,10 +606,9 @@ BQ_ENQUEUE(fq)
 		}
 	}
 	was_empty = !f->q.len;
-	ret = bq_skbq_push(sch, q, &st->pool, &f->q, skb, time, 0, to_free);
+	ret = fq_band_push(sch, q, st, &f->q, skb, time, band, to_free);
 	if (ret != NET_XMIT_SUCCESS)	/* a full pool dropped it */
 		return ret;
-	st->band_pkts[band]++;
 	if (was_empty)
 		q->cnt.x[X_INACTIVE]--;
 	return ret;

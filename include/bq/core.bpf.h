@@ -308,6 +308,14 @@ static __always_inline int bq_drop(struct Qdisc *sch, struct bq_instance *q,
 	return NET_XMIT_DROP;
 }
 
+/* Account for a queued packet freed by reset or destroy. */
+static __always_inline void bq_purged(struct Qdisc *sch, struct sk_buff *skb)
+{
+	sch->q.qlen--;
+	sch->qstats.backlog -= bq_pkt_len(skb);
+	bpf_kfree_skb(skb);
+}
+
 /*
  * Drop a packet that was queued (counted by bq_enqueued) and is taken off
  * its queue now: CoDel's head drops at dequeue, fq_codel's drop of a
@@ -318,18 +326,8 @@ static __always_inline int bq_drop(struct Qdisc *sch, struct bq_instance *q,
 static __always_inline void bq_drop_queued(struct Qdisc *sch, struct bq_instance *q,
 					   struct sk_buff *skb, enum bq_drop_reason why)
 {
-	sch->q.qlen--;
-	sch->qstats.backlog -= bq_pkt_len(skb);
 	bq_count_drop(sch, q, why);
-	bpf_kfree_skb(skb);
-}
-
-/* Account for a queued packet freed by reset or destroy. */
-static __always_inline void bq_purged(struct Qdisc *sch, struct sk_buff *skb)
-{
-	sch->q.qlen--;
-	sch->qstats.backlog -= bq_pkt_len(skb);
-	bpf_kfree_skb(skb);
+	bq_purged(sch, skb);
 }
 
 /* --- instance lifecycle ------------------------------------------------- */
