@@ -29,7 +29,7 @@ hold_netstamp() {
 	ip netns add stamphold && ip -n stamphold link set lo up || return
 	ip netns exec stamphold ping -q -i 10 127.0.0.1 >/dev/null 2>&1 &
 	HOLD=$!
-	i=0
+	local i=0
 	until [ -n "$(ip netns pids stamphold)" ] || [ $i -ge 100 ]; do
 		i=$((i + 1))
 		sleep 0.01
@@ -134,7 +134,7 @@ skb_slab() {
 
 # wait_slab_below LIMIT SECS: the skbuff caches drain to LIMIT objects.
 wait_slab_below() {
-	i=0
+	local i=0
 	while [ "$(skb_slab)" -gt "$1" ]; do
 		i=$((i + 1))
 		[ $i -le $(($2 * 10)) ] || return 1
@@ -151,7 +151,7 @@ cleanup_all() {
 	# Their processes would keep the namespaces alive.
 	for p in udpflood iperf3 sockperf; do pkill "$p" 2>/dev/null || true; done
 	for ns in $(ip netns list | awk '{print $1}'); do ip netns del "$ns"; done
-	i=0
+	local i=0
 	while [ -n "$(pgrep '^napi/')" ]; do
 		[ $i -lt 100 ] || { echo "cleanup: $(pgrep -l '^napi/' | tr '\n' ' ')outlived their devices" >&2; return 1; }
 		i=$((i + 1))
@@ -201,7 +201,7 @@ reset_empties() {
 
 # wait_backlog NS DEV PACKETS SECS: until DEV's root qdisc queues PACKETS.
 wait_backlog() {
-	i=0
+	local i=0
 	while [ "$(tc_stat "$1" "$2" qlen)" -lt "$3" ]; do
 		i=$((i + 1))
 		[ $i -le $(($4 * 10)) ] || return 1
