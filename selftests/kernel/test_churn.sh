@@ -1,5 +1,5 @@
 # Churn under load: 8 iperf3 flows while va's root qdisc cycles through
-# pfifo_fast, bpf_fifo, bpf_fq and bpf_hbm (when `bpfqdisc load hbm`
+# pfifo_fast, bpf_fifo, bpf_fq, bpf_fq_codel and bpf_hbm (when `bpfqdisc load hbm`
 # succeeds; a note says so when it does not), one replace every 100 ms for
 # BPFQDISC_CHURN_SECS (default 10; make stress: 60). Every second of the
 # run moves bytes, every flow gets through, the kernel logs no WARN, BUG or
@@ -12,8 +12,8 @@ secs=${BPFQDISC_CHURN_SECS:-10}
 out=$(mktemp)
 veth_pair
 leak_baseline
-load_kinds fifo fq
-kinds="pfifo_fast bpf_fifo bpf_fq" loaded="fifo fq"
+load_kinds fifo fq fq_codel
+kinds="pfifo_fast bpf_fifo bpf_fq bpf_fq_codel" loaded="fifo fq fq_codel"
 if err=$("$BQ" load hbm 2>&1 >/dev/null); then
 	kinds="$kinds bpf_hbm" loaded="$loaded hbm"
 else
