@@ -37,46 +37,46 @@ BQ_STATE(struct fifo_sched);
 BQ_ENQUEUE(fifo)
 {
 	const struct fifo_params *p;
-	struct bq_instance *q;
-	struct fifo_sched *st = bq_enter(sch, &q, &p);
+	struct bq_instance *inst;
+	struct fifo_sched *q = bq_enter(sch, &inst, &p);
 	int ret;
 
-	if (!st)
-		return bq_drop(sch, q, skb, to_free, BQ_DROP_NO_INSTANCE);
+	if (!q)
+		return bq_drop(sch, inst, skb, to_free, BQ_DROP_NO_INSTANCE);
 	if (sch->q.qlen >= p->limit)
-		return bq_drop(sch, q, skb, to_free, BQ_DROP_OVERLIMIT);
-	ret = bq_ring_push(sch, q, &st->ring, skb, to_free);
+		return bq_drop(sch, inst, skb, to_free, BQ_DROP_OVERLIMIT);
+	ret = bq_ring_push(sch, inst, &q->ring, skb, to_free);
 	/* after the push: a full ring refuses the packet and qlen stays */
-	if (sch->q.qlen > q->cnt.x[FIFO_QLEN_MAX])
-		q->cnt.x[FIFO_QLEN_MAX] = sch->q.qlen;
+	if (sch->q.qlen > inst->cnt.x[FIFO_QLEN_MAX])
+		inst->cnt.x[FIFO_QLEN_MAX] = sch->q.qlen;
 	return ret;
 }
 
 BQ_DEQUEUE(fifo)
 {
-	struct bq_instance *q;
-	struct fifo_sched *st;
+	struct bq_instance *inst;
+	struct fifo_sched *q;
 
 	/* The kernel dequeues until NULL: the last call finds nothing to find. */
 	if (!sch->q.qlen)
 		return NULL;
-	q = bq_instance(sch);
-	st = q ? bq_state(q) : NULL;
-	if (!st)
+	inst = bq_instance(sch);
+	q = inst ? bq_state(inst) : NULL;
+	if (!q)
 		return NULL;
-	return bq_dequeued(sch, q, bq_ring_pop(q, &st->ring));
+	return bq_dequeued(sch, inst, bq_ring_pop(inst, &q->ring));
 }
 
 /* A zeroed ring is empty: nothing to set up. */
-static int fifo_setup(struct bq_instance *q, struct fifo_sched *st)
+static int fifo_setup(struct bq_instance *inst, struct fifo_sched *q)
 {
 	return 0;
 }
 
-static __always_inline void fifo_purge(struct Qdisc *sch, struct bq_instance *q,
-				       struct fifo_sched *st)
+static __always_inline void fifo_purge(struct Qdisc *sch, struct bq_instance *inst,
+				       struct fifo_sched *q)
 {
-	bq_ring_purge(sch, q, &st->ring);
+	bq_ring_purge(sch, inst, &q->ring);
 }
 
 BQ_QDISC_OPS(fifo, fifo_setup, fifo_purge);

@@ -192,32 +192,32 @@ static __always_inline u8 *fq_cb_band(struct sk_buff *skb)
  * Queue skb of band on queue (the fast path's or its flow's), counted in
  * the band: sch_fq's limit is per band, fast path included.
  */
-static __always_inline int fq_band_push(struct Qdisc *sch, struct bq_instance *q,
-					struct fq_sched *st, struct bq_skbq *queue,
+static __always_inline int fq_band_push(struct Qdisc *sch, struct bq_instance *inst,
+					struct fq_sched *q, struct bq_skbq *queue,
 					struct sk_buff *skb, u64 time, u32 band,
 					struct bpf_sk_buff_ptr *to_free)
 {
 	int ret;
 
 	*fq_cb_band(skb) = band;
-	ret = bq_skbq_push(sch, q, &st->pool, queue, skb, time, 0, to_free);
+	ret = bq_skbq_push(sch, inst, &q->pool, queue, skb, time, 0, to_free);
 	if (ret == NET_XMIT_SUCCESS)
-		st->band_pkts[band]++;
+		q->band_pkts[band]++;
 	return ret;
 }
 
 /* A packet of its band (fq_cb_band) leaves. */
-static __always_inline void fq_band_left(struct fq_sched *st, struct sk_buff *skb)
+static __always_inline void fq_band_left(struct fq_sched *q, struct sk_buff *skb)
 {
 	u8 band = *fq_cb_band(skb);
 
-	st->band_pkts[band < FQ_BANDS ? band : 0]--;
+	q->band_pkts[band < FQ_BANDS ? band : 0]--;
 }
 
 /* Band b of the state, any b: the verifier wants the index bounded. */
-static __always_inline struct fq_band *fq_band(struct fq_sched *st, u32 b)
+static __always_inline struct fq_band *fq_band(struct fq_sched *q, u32 b)
 {
-	return &st->bands[b < FQ_BANDS ? b : FQ_BANDS - 1];
+	return &q->bands[b < FQ_BANDS ? b : FQ_BANDS - 1];
 }
 
 /* sch_fq's prio2band: one digit (nibble) per priority. */
@@ -228,14 +228,14 @@ static __always_inline u32 fq_prio2band(const struct fq_params *p, u32 prio)
 	return b < FQ_BANDS ? b : FQ_BANDS - 1;
 }
 
-static __always_inline struct fq_flow *fq_flow(const struct bq_instance *q, u32 idx)
+static __always_inline struct fq_flow *fq_flow(const struct bq_instance *inst, u32 idx)
 {
-	return bq_region_lookup(&fq_flows, q, bq_ring_slots, idx);
+	return bq_region_lookup(&fq_flows, inst, bq_ring_slots, idx);
 }
 
-static __always_inline u32 *fq_bucket(const struct bq_instance *q, u64 fkey)
+static __always_inline u32 *fq_bucket(const struct bq_instance *inst, u64 fkey)
 {
-	return bq_region_lookup(&fq_buckets, q, bq_ring_slots, bq_hash32(fkey));
+	return bq_region_lookup(&fq_buckets, inst, bq_ring_slots, bq_hash32(fkey));
 }
 
 static __always_inline u32 fq_age_now(u64 now)
@@ -249,10 +249,10 @@ static __always_inline u32 fq_age_now(u64 now)
  * program store one in a map value, and what it loads from there is a
  * plain number.
  */
-static __always_inline u64 fq_sk_key(struct fq_sched *st, struct sock *sk)
+static __always_inline u64 fq_sk_key(struct fq_sched *q, struct sock *sk)
 {
-	*(volatile struct sock **)&st->sk_scratch = sk;
-	return *(volatile u64 *)&st->sk_scratch;
+	*(volatile struct sock **)&q->sk_scratch = sk;
+	return *(volatile u64 *)&q->sk_scratch;
 }
 
 /* --- flow lists (doubly linked through the flow array) ----------------- */
@@ -266,10 +266,10 @@ BQ_LIST_OPS(fq_list, struct fq_flow, fq_flow)
  * where its hash chain can be walked (a chain longer than FQ_CHAIN_MAX):
  * then it stays, rather than leave a chain through a free entry.
  */
-static __always_inline bool fq_flow_free(const struct bq_instance *q, struct fq_sched *st,
+static __always_inline bool fq_flow_free(const struct bq_instance *inst, struct fq_sched *q,
 					 struct bq_list *l, struct fq_flow *f, u32 idx)
 {
-	u32 *b = fq_bucket(q, f->key), cur, i;
+	u32 *b = fq_bucket(inst, f->key), cur, i;
 	struct fq_flow *c;
 	bool done = false;
 
@@ -281,7 +281,7 @@ static __always_inline bool fq_flow_free(const struct bq_instance *q, struct fq_
 	} else {
 		cur = *b;
 		bpf_for(i, 0, FQ_CHAIN_MAX) {
-			c = fq_flow(q, cur);
+			c = fq_flow(inst, cur);
 			if (!c || !cur)
 				break;
 			if (c->hnext == idx) {
@@ -294,9 +294,9 @@ static __always_inline bool fq_flow_free(const struct bq_instance *q, struct fq_
 	}
 	if (!done)
 		return false;
-	fq_list_del(q, l, f, idx);
+	fq_list_del(inst, l, f, idx);
 	f->state = F_FREE;
-	bq_ids_put(&st->flow_ids, &f->link.next, idx);
+	bq_ids_put(&q->flow_ids, &f->link.next, idx);
 	return true;
 }
 
@@ -309,22 +309,22 @@ static __always_inline bool fq_flow_free(const struct bq_instance *q, struct fq_
  * detached (sch_fq's inactive flows). With a bounded table they must be
  * reclaimed too.
  */
-static __always_inline struct fq_flow *fq_idle_flow(const struct bq_instance *q,
-						    struct fq_sched *st, u32 age, u32 min_age,
+static __always_inline struct fq_flow *fq_idle_flow(const struct bq_instance *inst,
+						    struct fq_sched *q, u32 age, u32 min_age,
 						    struct bq_list **l, u32 *idx)
 {
 	struct fq_flow *f;
 	u32 b;
 
-	*l = &st->detached;
+	*l = &q->detached;
 	*idx = (*l)->head;
-	f = *idx ? fq_flow(q, *idx) : NULL;
+	f = *idx ? fq_flow(inst, *idx) : NULL;
 	if (f && age - f->age >= min_age)
 		return f;
 	bpf_for(b, 0, FQ_BANDS) {
-		*l = &fq_band(st, b)->old_flows;
+		*l = &fq_band(q, b)->old_flows;
 		*idx = (*l)->head;
-		f = *idx ? fq_flow(q, *idx) : NULL;
+		f = *idx ? fq_flow(inst, *idx) : NULL;
 		if (f && !f->q.len && age - f->age >= min_age)
 			return f;
 	}
@@ -332,31 +332,31 @@ static __always_inline struct fq_flow *fq_idle_flow(const struct bq_instance *q,
 }
 
 /* Free the idle flow fq_idle_flow() finds; false if there is none. */
-static __always_inline bool fq_reclaim(struct bq_instance *q, struct fq_sched *st,
+static __always_inline bool fq_reclaim(struct bq_instance *inst, struct fq_sched *q,
 				       u32 age, u32 min_age)
 {
 	struct bq_list *l;
 	struct fq_flow *f;
 	u32 idx;
 
-	f = fq_idle_flow(q, st, age, min_age, &l, &idx);
-	if (!f || !fq_flow_free(q, st, l, f, idx))
+	f = fq_idle_flow(inst, q, age, min_age, &l, &idx);
+	if (!f || !fq_flow_free(inst, q, l, f, idx))
 		return false;
-	q->cnt.x[X_FLOWS]--;
-	q->cnt.x[X_INACTIVE]--;
-	q->cnt.x[X_GC_FLOWS]++;
+	inst->cnt.x[X_FLOWS]--;
+	inst->cnt.x[X_INACTIVE]--;
+	inst->cnt.x[X_GC_FLOWS]++;
 	return true;
 }
 
 #define FQ_GC_MIN_AGE	((u32)(FQ_GC_AGE >> 20) + 1)
 
 /* A few flows idle for more than 3 s, freed on every enqueue. */
-static __noinline void fq_gc(struct bq_instance *q, struct fq_sched *st, u32 age)
+static __noinline void fq_gc(struct bq_instance *inst, struct fq_sched *q, u32 age)
 {
 	u32 i;
 
 	bpf_for(i, 0, FQ_GC_MAX) {
-		if (!fq_reclaim(q, st, age, FQ_GC_MIN_AGE))
+		if (!fq_reclaim(inst, q, age, FQ_GC_MIN_AGE))
 			break;
 	}
 }
@@ -365,48 +365,48 @@ static __noinline void fq_gc(struct bq_instance *q, struct fq_sched *st, u32 age
  * A free flow entry: from the free list, never used ones, or, with
  * flows_max flows (or the table, --ring-slots - 1, full), an idle flow.
  */
-static __always_inline u32 fq_flow_alloc(struct bq_instance *q, struct fq_sched *st,
+static __always_inline u32 fq_flow_alloc(struct bq_instance *inst, struct fq_sched *q,
 					 u64 flows_max, u64 now)
 {
 	struct fq_flow *f;
 
 	if (flows_max > bq_ring_slots - 1)
 		flows_max = bq_ring_slots - 1;
-	if (st->flow_ids.used >= flows_max && !fq_reclaim(q, st, fq_age_now(now), 0))
+	if (q->flow_ids.used >= flows_max && !fq_reclaim(inst, q, fq_age_now(now), 0))
 		return 0;
-	f = st->flow_ids.free ? fq_flow(q, st->flow_ids.free) : NULL;
-	return bq_ids_alloc(&st->flow_ids, bq_ring_slots, f ? f->link.next : BQ_IDS_UNREAD);
+	f = q->flow_ids.free ? fq_flow(inst, q->flow_ids.free) : NULL;
+	return bq_ids_alloc(&q->flow_ids, bq_ring_slots, f ? f->link.next : BQ_IDS_UNREAD);
 }
 
 /* The flow of key, created if new; 0 when none can be had. */
-static __noinline u32 fq_classify(struct bq_instance *q, struct fq_sched *st,
+static __noinline u32 fq_classify(struct bq_instance *inst, struct fq_sched *q,
 				  const struct fq_params *p, u64 key, u64 now)
 {
 	struct fq_flow *f;
 	u32 *b, idx, i, h;
 
-	b = fq_bucket(q, key);
+	b = fq_bucket(inst, key);
 	if (!b)
 		return 0;
 	idx = *b;
-	f = idx ? fq_flow(q, idx) : NULL;
+	f = idx ? fq_flow(inst, idx) : NULL;
 	if (f && f->key == key)		/* usually first in its chain */
 		return idx;
 	bpf_for(i, 0, FQ_CHAIN_MAX) {
 		if (!idx)
 			break;
-		f = fq_flow(q, idx);
+		f = fq_flow(inst, idx);
 		if (!f)
 			return 0;
 		if (f->key == key)
 			return idx;
 		idx = f->hnext;
 	}
-	idx = fq_flow_alloc(q, st, p->flows_max, now);
-	f = idx ? fq_flow(q, idx) : NULL;
+	idx = fq_flow_alloc(inst, q, p->flows_max, now);
+	f = idx ? fq_flow(inst, idx) : NULL;
 	if (!f)
 		return 0;
-	b = fq_bucket(q, key);	/* alloc may have unhashed from this bucket */
+	b = fq_bucket(inst, key);	/* alloc may have unhashed from this bucket */
 	if (!b)
 		return 0;
 	h = *b;
@@ -420,8 +420,8 @@ static __noinline u32 fq_classify(struct bq_instance *q, struct fq_sched *st,
 	f->age = f->detached = fq_age_now(now);
 	f->state = F_IDLE;
 	*b = idx;
-	q->cnt.x[X_FLOWS]++;
-	q->cnt.x[X_INACTIVE]++;
+	inst->cnt.x[X_FLOWS]++;
+	inst->cnt.x[X_INACTIVE]++;
 	return idx;
 }
 
@@ -437,8 +437,8 @@ static __noinline u32 fq_classify(struct bq_instance *q, struct fq_sched *st,
  * costs: a packet on the fast path is not paced, so a flow that drains
  * the qdisc may send a burst of up to 8 before its clock holds it again.
  */
-static __always_inline bool fq_fastpath_ok(const struct bq_instance *q,
-					   const struct fq_sched *st, const struct fq_params *p,
+static __always_inline bool fq_fastpath_ok(const struct bq_instance *inst,
+					   const struct fq_sched *q, const struct fq_params *p,
 					   const struct Qdisc *sch, struct sock *sk,
 					   bool orphan, u8 cb, u64 time, u64 now)
 {
@@ -449,10 +449,10 @@ static __always_inline bool fq_fastpath_ok(const struct bq_instance *q,
 		return false;
 	if (!sch->q.qlen)
 		return true;
-	if (cb & FQ_CB_SKRATE && q->cnt.x[X_THROTTLED])
+	if (cb & FQ_CB_SKRATE && inst->cnt.x[X_THROTTLED])
 		return false;
-	return q->cnt.x[X_FLOWS] == q->cnt.x[X_INACTIVE] + q->cnt.x[X_THROTTLED] &&
-	       st->internal.len < 8 && st->time_next_delayed_flow > now;
+	return inst->cnt.x[X_FLOWS] == inst->cnt.x[X_INACTIVE] + inst->cnt.x[X_THROTTLED] &&
+	       q->internal.len < 8 && q->time_next_delayed_flow > now;
 }
 
 /*
@@ -479,8 +479,8 @@ static __noinline void fq_auto_quanta(struct Qdisc *sch, struct fq_params *p)
 BQ_ENQUEUE(fq)
 {
 	const struct fq_params *p;
-	struct bq_instance *q;
-	struct fq_sched *st = bq_enter(sch, &q, &p);
+	struct bq_instance *inst;
+	struct fq_sched *q = bq_enter(sch, &inst, &p);
 	struct sock *sk = skb->sk;
 	u64 now, time, key, tstamp;
 	bool orphan = false, by_hash = false, was_empty;
@@ -490,13 +490,13 @@ BQ_ENQUEUE(fq)
 	u8 state, cb;
 	int ret;
 
-	if (!st)
-		return bq_drop(sch, q, skb, to_free, BQ_DROP_NO_INSTANCE);
+	if (!q)
+		return bq_drop(sch, inst, skb, to_free, BQ_DROP_NO_INSTANCE);
 	/* As sch_fq: limit is per band, fast path included, not in all. */
 	band = fq_prio2band(p, skb->priority);
-	if (st->band_pkts[band] >= p->limit) {
-		q->cnt.x[X_BAND_DROPS]++;
-		return bq_drop(sch, q, skb, to_free, BQ_DROP_OVERLIMIT);
+	if (q->band_pkts[band] >= p->limit) {
+		inst->cnt.x[X_BAND_DROPS]++;
+		return bq_drop(sch, inst, skb, to_free, BQ_DROP_OVERLIMIT);
 	}
 	if (p->quantum == BQ_AUTO || p->initial_quantum == BQ_AUTO)
 		fq_auto_quanta(sch, (struct fq_params *)p);
@@ -508,8 +508,8 @@ BQ_ENQUEUE(fq)
 	} else {
 		if ((s64)tstamp > (s64)(now + p->horizon)) {
 			if (p->horizon_drop)
-				return bq_drop(sch, q, skb, to_free, FQ_DROP_HORIZON);
-			q->cnt.x[X_HORIZON_CAPS]++;
+				return bq_drop(sch, inst, skb, to_free, FQ_DROP_HORIZON);
+			inst->cnt.x[X_HORIZON_CAPS]++;
 			skb->tstamp = now + p->horizon;
 		}
 		time = skb->tstamp;
@@ -539,15 +539,15 @@ BQ_ENQUEUE(fq)
 		cb |= FQ_CB_SKRATE;
 	*fq_cb_flags(skb) = cb;
 
-	if (fq_fastpath_ok(q, st, p, sch, sk, orphan, cb, time, now)) {
-		q->cnt.x[X_FASTPATH]++;
-		return fq_band_push(sch, q, st, &st->internal, skb, time, band, to_free);
+	if (fq_fastpath_ok(inst, q, p, sch, sk, orphan, cb, time, now)) {
+		inst->cnt.x[X_FASTPATH]++;
+		return fq_band_push(sch, inst, q, &q->internal, skb, time, band, to_free);
 	}
 
 	if (by_hash) {	/* the flow dissector may run: not on the fast path */
 		key = (((u64)(bpf_skb_get_hash(skb) & p->orphan_mask)) << 1) | 1;
 	} else {
-		key = fq_sk_key(st, sk);
+		key = fq_sk_key(q, sk);
 		sk_hash = sk->__sk_common.skc_hash;
 	}
 	/*
@@ -555,18 +555,18 @@ BQ_ENQUEUE(fq)
 	 * again until the clock (in ~1 ms units) moves on.
 	 */
 	age = fq_age_now(now);
-	if (st->gc_checked != age) {
-		if (fq_idle_flow(q, st, age, FQ_GC_MIN_AGE, &idle_list, &idx))
-			fq_gc(q, st, age);
+	if (q->gc_checked != age) {
+		if (fq_idle_flow(inst, q, age, FQ_GC_MIN_AGE, &idle_list, &idx))
+			fq_gc(inst, q, age);
 		else
-			st->gc_checked = age;
+			q->gc_checked = age;
 	}
-	idx = fq_classify(q, st, p, key, now);
-	f = idx ? fq_flow(q, idx) : NULL;
+	idx = fq_classify(inst, q, p, key, now);
+	f = idx ? fq_flow(inst, idx) : NULL;
 	if (!f)
-		return bq_drop(sch, q, skb, to_free, BQ_DROP_NOMEM);
+		return bq_drop(sch, inst, skb, to_free, BQ_DROP_NOMEM);
 	if (f->q.len >= p->flow_limit)
-		return bq_drop(sch, q, skb, to_free, FQ_DROP_FLOW_LIMIT);
+		return bq_drop(sch, inst, skb, to_free, FQ_DROP_FLOW_LIMIT);
 
 	state = f->state;
 	f->band = band;
@@ -576,15 +576,15 @@ BQ_ENQUEUE(fq)
 		f->socket_hash = sk_hash;
 		f->time_next_packet = 0;
 		if (state == F_THROTTLED) {	/* its heap entry goes stale */
-			q->cnt.x[X_THROTTLED]--;
+			inst->cnt.x[X_THROTTLED]--;
 			f->state = F_OLD;
-			fq_list_add_tail(q, &fq_band(st, band)->old_flows, f, idx);
+			fq_list_add_tail(inst, &fq_band(q, band)->old_flows, f, idx);
 		}
 	}
 	if (state == F_DETACHED || state == F_IDLE) {
 		if (state == F_DETACHED)
-			fq_list_del(q, &st->detached, f, idx);
-		fq_list_add_tail(q, &fq_band(st, band)->new_flows, f, idx);
+			fq_list_del(inst, &q->detached, f, idx);
+		fq_list_add_tail(inst, &fq_band(q, band)->new_flows, f, idx);
 		f->state = F_NEW;
 		/* sch_fq compares as u32: a flow in debt stays in debt. */
 		if (age - f->detached > (u32)(p->refill_delay >> 20) &&
@@ -599,51 +599,51 @@ BQ_ENQUEUE(fq)
 		 */
 		u64 until = time > f->time_next_packet ? time : f->time_next_packet;
 
-		if (until < f->throttled_until && !bq_tq_push(q, &st->delayed, until, idx)) {
+		if (until < f->throttled_until && !bq_tq_push(inst, &q->delayed, until, idx)) {
 			f->throttled_until = until;
-			if (st->time_next_delayed_flow > until)
-				st->time_next_delayed_flow = until;
+			if (q->time_next_delayed_flow > until)
+				q->time_next_delayed_flow = until;
 		}
 	}
 	was_empty = !f->q.len;
-	ret = fq_band_push(sch, q, st, &f->q, skb, time, band, to_free);
+	ret = fq_band_push(sch, inst, q, &f->q, skb, time, band, to_free);
 	if (ret != NET_XMIT_SUCCESS)	/* a full pool dropped it */
 		return ret;
 	if (was_empty)
-		q->cnt.x[X_INACTIVE]--;
+		inst->cnt.x[X_INACTIVE]--;
 	return ret;
 }
 
 /* --- dequeue ------------------------------------------------------------- */
 
 /* The earliest throttled flow is due: those due go back to old_flows. */
-static __noinline void fq_unthrottle(struct bq_instance *q, struct fq_sched *st, u64 now)
+static __noinline void fq_unthrottle(struct bq_instance *inst, struct fq_sched *q, u64 now)
 {
 	struct fq_flow *f;
 	u64 time, sample;
 	u32 val, i;
 
-	sample = now - st->time_next_delayed_flow;
-	if (st->time_next_delayed_flow != FQ_NONE) {
-		q->cnt.x[X_UNTHROTTLE_LATENCY] -= q->cnt.x[X_UNTHROTTLE_LATENCY] >> 3;
-		q->cnt.x[X_UNTHROTTLE_LATENCY] += sample >> 3;
+	sample = now - q->time_next_delayed_flow;
+	if (q->time_next_delayed_flow != FQ_NONE) {
+		inst->cnt.x[X_UNTHROTTLE_LATENCY] -= inst->cnt.x[X_UNTHROTTLE_LATENCY] >> 3;
+		inst->cnt.x[X_UNTHROTTLE_LATENCY] += sample >> 3;
 	}
-	st->time_next_delayed_flow = FQ_NONE;
+	q->time_next_delayed_flow = FQ_NONE;
 	bpf_for(i, 0, bq_ring_slots) {
-		if (!bq_tq_peek(q, &st->delayed, &time, &val))
+		if (!bq_tq_peek(inst, &q->delayed, &time, &val))
 			break;
 		if (time > now) {
-			st->time_next_delayed_flow = time;
+			q->time_next_delayed_flow = time;
 			break;
 		}
-		bq_tq_pop(q, &st->delayed);
-		f = fq_flow(q, val);
+		bq_tq_pop(inst, &q->delayed);
+		f = fq_flow(inst, val);
 		/* Stale if the flow moved on since (socket reuse, reset). */
 		if (!f || f->state != F_THROTTLED || f->throttled_until != time)
 			continue;
-		q->cnt.x[X_THROTTLED]--;
+		inst->cnt.x[X_THROTTLED]--;
 		f->state = F_OLD;
-		fq_list_add_tail(q, &fq_band(st, f->band)->old_flows, f, val);
+		fq_list_add_tail(inst, &fq_band(q, f->band)->old_flows, f, val);
 	}
 }
 
@@ -678,7 +678,7 @@ static __always_inline s32 fq_refill(const struct fq_band *b, const struct bq_li
  * gets its weight in credit (sch_fq's WRR, credit capped at one weight).
  * After FQ_BANDS bands in a row with credit and no flow, none is ready: 0.
  */
-static __always_inline u32 fq_next_band(struct fq_sched *st, const struct fq_params *p,
+static __always_inline u32 fq_next_band(struct fq_sched *q, const struct fq_params *p,
 					u32 *retry)
 {
 	struct fq_band *b;
@@ -686,9 +686,9 @@ static __always_inline u32 fq_next_band(struct fq_sched *st, const struct fq_par
 
 	if (++*retry > FQ_BANDS)
 		return 0;
-	st->band_nr = st->band_nr + 1 < FQ_BANDS ? st->band_nr + 1 : 0;
-	b = fq_band(st, st->band_nr);
-	w = p->weight[st->band_nr < FQ_BANDS ? st->band_nr : 0];
+	q->band_nr = q->band_nr + 1 < FQ_BANDS ? q->band_nr + 1 : 0;
+	b = fq_band(q, q->band_nr);
+	w = p->weight[q->band_nr < FQ_BANDS ? q->band_nr : 0];
 	b->credit = b->credit + w < w ? b->credit + w : w;
 	if (b->credit <= 0)
 		*retry = 0;
@@ -702,11 +702,11 @@ static __always_inline u32 fq_next_band(struct fq_sched *st, const struct fq_par
  * band does, and FQ_AGAIN. 0: none is ready; out->when set when a flow
  * could not be throttled (heap full): retry then.
  */
-static __always_inline u32 fq_pick_step(struct bq_instance *q, struct fq_sched *st,
+static __always_inline u32 fq_pick_step(struct bq_instance *inst, struct fq_sched *q,
 					const struct fq_params *p, u64 now,
 					struct fq_times *out, u32 *retry)
 {
-	struct fq_band *b = fq_band(st, st->band_nr);
+	struct fq_band *b = fq_band(q, q->band_nr);
 	struct bq_list *head;
 	struct fq_flow *f;
 	bool is_new;
@@ -715,43 +715,43 @@ static __always_inline u32 fq_pick_step(struct bq_instance *q, struct fq_sched *
 
 	is_new = b->new_flows.head;
 	if (b->credit <= 0 || (!is_new && !b->old_flows.head))
-		return fq_next_band(st, p, retry);
+		return fq_next_band(q, p, retry);
 	head = is_new ? &b->new_flows : &b->old_flows;
 	*retry = 0;
 	idx = head->head;
-	f = fq_flow(q, idx);
+	f = fq_flow(inst, idx);
 	if (!f)
 		return 0;
 	if (f->credit <= 0) {
 		f->credit += fq_refill(b, head, f, p->quantum);
-		fq_list_del(q, head, f, idx);
-		fq_list_add_tail(q, &fq_band(st, f->band)->old_flows, f, idx);
+		fq_list_del(inst, head, f, idx);
+		fq_list_add_tail(inst, &fq_band(q, f->band)->old_flows, f, idx);
 		f->state = F_OLD;
 		return FQ_AGAIN;
 	}
-	if (bq_skbq_head_time(q, &f->q, &t)) {
+	if (bq_skbq_head_time(inst, &f->q, &t)) {
 		tnp = t > f->time_next_packet ? t : f->time_next_packet;
 		if (now >= tnp) {
 			out->due = tnp;
 			return idx;
 		}
-		if (bq_tq_push(q, &st->delayed, tnp, idx)) {
+		if (bq_tq_push(inst, &q->delayed, tnp, idx)) {
 			out->when = tnp;	/* heap full: come back then */
 			return 0;
 		}
-		fq_list_del(q, head, f, idx);
+		fq_list_del(inst, head, f, idx);
 		f->throttled_until = tnp;
 		f->state = F_THROTTLED;
-		q->cnt.x[X_THROTTLED]++;
-		q->cnt.overlimits++;
-		if (st->time_next_delayed_flow > tnp)
-			st->time_next_delayed_flow = tnp;
+		inst->cnt.x[X_THROTTLED]++;
+		inst->cnt.overlimits++;
+		if (q->time_next_delayed_flow > tnp)
+			q->time_next_delayed_flow = tnp;
 		return FQ_AGAIN;
 	}
-	fq_list_del(q, head, f, idx);
+	fq_list_del(inst, head, f, idx);
 	if (is_new) {
 		/* One pass through old_flows, against starvation. */
-		fq_list_add_tail(q, &fq_band(st, f->band)->old_flows, f, idx);
+		fq_list_add_tail(inst, &fq_band(q, f->band)->old_flows, f, idx);
 		f->state = F_OLD;
 	} else {
 		/*
@@ -762,7 +762,7 @@ static __always_inline u32 fq_pick_step(struct bq_instance *q, struct fq_sched *
 		 */
 		f->state = F_DETACHED;
 		f->detached = fq_age_now(now);
-		fq_list_add_tail(q, &st->detached, f, idx);
+		fq_list_add_tail(inst, &q->detached, f, idx);
 	}
 	return FQ_AGAIN;
 }
@@ -772,19 +772,19 @@ static __always_inline u32 fq_pick_step(struct bq_instance *q, struct fq_sched *
  * bounded search gave up before finding one (thousands of flows that
  * must each come round many times for credit), call again.
  */
-static __noinline u32 fq_pick(struct bq_instance *q, struct fq_sched *st,
+static __noinline u32 fq_pick(struct bq_instance *inst, struct fq_sched *q,
 			      const struct fq_params *p, u64 now, struct fq_times *out)
 {
 	u32 idx, i, retry = 0;
 
 	/* Usually the first flow may send, or, alone, may after its refill. */
-	idx = fq_pick_step(q, st, p, now, out, &retry);
+	idx = fq_pick_step(inst, q, p, now, out, &retry);
 	if (idx == FQ_AGAIN)
-		idx = fq_pick_step(q, st, p, now, out, &retry);
+		idx = fq_pick_step(inst, q, p, now, out, &retry);
 	if (idx != FQ_AGAIN)
 		return idx;
 	bpf_for(i, 0, 4 * bq_ring_slots) {
-		idx = fq_pick_step(q, st, p, now, out, &retry);
+		idx = fq_pick_step(inst, q, p, now, out, &retry);
 		if (idx != FQ_AGAIN)
 			return idx;
 	}
@@ -796,8 +796,8 @@ BQ_DEQUEUE(fq)
 	struct fq_times times = {};
 	u64 now, rate, len;
 	const struct fq_params *p;
-	struct bq_instance *q;
-	struct fq_sched *st;
+	struct bq_instance *inst;
+	struct fq_sched *q;
 	struct sk_buff *skb;
 	struct sock *sk;
 	struct fq_flow *f;
@@ -807,51 +807,51 @@ BQ_DEQUEUE(fq)
 	/* The kernel dequeues until it gets nothing: half the calls. */
 	if (!sch->q.qlen)
 		return NULL;
-	st = bq_enter(sch, &q, &p);
-	if (!st)
+	q = bq_enter(sch, &inst, &p);
+	if (!q)
 		return NULL;
 
-	skb = bq_skbq_pop(q, &st->pool, &st->internal);
+	skb = bq_skbq_pop(inst, &q->pool, &q->internal);
 	if (skb) {
-		fq_band_left(st, skb);
-		return bq_dequeued(sch, q, skb);
+		fq_band_left(q, skb);
+		return bq_dequeued(sch, inst, skb);
 	}
 
 	now = bpf_ktime_get_ns();
-	if (st->time_next_delayed_flow <= now)
-		fq_unthrottle(q, st, now);
-	idx = fq_pick(q, st, p, now, &times);
+	if (q->time_next_delayed_flow <= now)
+		fq_unthrottle(inst, q, now);
+	idx = fq_pick(inst, q, p, now, &times);
 	if (idx == FQ_AGAIN) {
 		/* sch_fq's search has no bound: ours resumes at once. */
 		bpf_qdisc_watchdog_schedule(sch, now, 0);
 		return NULL;
 	}
-	f = idx ? fq_flow(q, idx) : NULL;
+	f = idx ? fq_flow(inst, idx) : NULL;
 	if (!f) {
-		if (times.when && times.when < st->time_next_delayed_flow)
-			st->time_next_delayed_flow = times.when;
-		if (st->time_next_delayed_flow != FQ_NONE)
-			bpf_qdisc_watchdog_schedule(sch, st->time_next_delayed_flow,
+		if (times.when && times.when < q->time_next_delayed_flow)
+			q->time_next_delayed_flow = times.when;
+		if (q->time_next_delayed_flow != FQ_NONE)
+			bpf_qdisc_watchdog_schedule(sch, q->time_next_delayed_flow,
 						    p->timer_slack);
 		return NULL;
 	}
-	skb = bq_skbq_pop(q, &st->pool, &f->q);
+	skb = bq_skbq_pop(inst, &q->pool, &f->q);
 	if (!skb)
 		return NULL;
-	fq_band_left(st, skb);
+	fq_band_left(q, skb);
 	if (!f->q.len) {
-		q->cnt.x[X_INACTIVE]++;
+		inst->cnt.x[X_INACTIVE]++;
 		f->age = fq_age_now(now);	/* idle since */
 	}
 	/* The packet sch_fq would mark CE: we can only count it. */
 	if (p->ce_threshold && (s64)(now - times.due - p->ce_threshold) > 0)
-		q->cnt.marks++;
+		inst->cnt.marks++;
 
 	plen = bq_pkt_len(skb);
 	f->credit -= plen;
-	fq_band(st, st->band_nr)->credit -= plen;
+	fq_band(q, q->band_nr)->credit -= plen;
 	if (!p->pacing)
-		return bq_dequeued(sch, q, skb);
+		return bq_dequeued(sch, inst, skb);
 
 	rate = p->maxrate ? p->maxrate : FQ_NONE;
 	cb = *fq_cb_flags(skb);
@@ -870,7 +870,7 @@ BQ_DEQUEUE(fq)
 			if (plen < p->quantum)
 				plen = p->quantum;
 			if (f->credit > 0)
-				return bq_dequeued(sch, q, skb);
+				return bq_dequeued(sch, inst, skb);
 		}
 	}
 	if (rate != FQ_NONE) {
@@ -887,39 +887,39 @@ BQ_DEQUEUE(fq)
 		}
 		f->time_next_packet = now + len;
 	}
-	return bq_dequeued(sch, q, skb);
+	return bq_dequeued(sch, inst, skb);
 }
 
 /* --- init, reset, destroy ------------------------------------------------ */
 
 /* A zeroed state is empty but for the throttled heap's "nothing due". */
-static int fq_setup(struct bq_instance *q, struct fq_sched *st)
+static int fq_setup(struct bq_instance *inst, struct fq_sched *q)
 {
-	st->time_next_delayed_flow = FQ_NONE;
+	q->time_next_delayed_flow = FQ_NONE;
 	return 0;
 }
 
 /* Free every packet and every flow; parameters and counters stay. */
-static __noinline void fq_purge(struct Qdisc *sch, struct bq_instance *q, struct fq_sched *st)
+static __noinline void fq_purge(struct Qdisc *sch, struct bq_instance *inst, struct fq_sched *q)
 {
 	struct fq_flow *f;
 	u32 i, *b;
 
-	bq_pool_purge(sch, q, &st->pool);
-	bpf_for(i, 1, st->flow_ids.hwm + 1) {
-		f = fq_flow(q, i);
+	bq_pool_purge(sch, inst, &q->pool);
+	bpf_for(i, 1, q->flow_ids.hwm + 1) {
+		f = fq_flow(inst, i);
 		if (!f)
 			continue;
 		if (f->state != F_FREE) {
-			b = fq_bucket(q, f->key);
+			b = fq_bucket(inst, f->key);
 			if (b)
 				*b = 0;
 		}
 		f->state = F_FREE;
 	}
-	q->cnt.x[X_FLOWS] = 0;
-	q->cnt.x[X_INACTIVE] = 0;
-	q->cnt.x[X_THROTTLED] = 0;
+	inst->cnt.x[X_FLOWS] = 0;
+	inst->cnt.x[X_INACTIVE] = 0;
+	inst->cnt.x[X_THROTTLED] = 0;
 }
 
 BQ_QDISC_OPS(fq, fq_setup, fq_purge);

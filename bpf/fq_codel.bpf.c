@@ -123,37 +123,37 @@ BQ_STATE(struct fqc_sched);
 
 BQ_SLOT_MAP(fqc_flows, BPF_MAP_TYPE_ARRAY, u32, struct fqc_flow, BQ_PER_RING, 0);
 
-static __always_inline struct fqc_flow *fqc_flow(const struct bq_instance *q, u32 idx)
+static __always_inline struct fqc_flow *fqc_flow(const struct bq_instance *inst, u32 idx)
 {
-	return bq_region_lookup(&fqc_flows, q, bq_ring_slots, idx);
+	return bq_region_lookup(&fqc_flows, inst, bq_ring_slots, idx);
 }
 
 BQ_LIST_OPS(fqc_list, struct fqc_flow, fqc_flow)
 
 /* Move bucket f to the tail of old_flows, from wherever it is. */
-static __always_inline void fqc_to_old(struct bq_instance *q, struct fqc_sched *st,
+static __always_inline void fqc_to_old(struct bq_instance *inst, struct fqc_sched *q,
 				       struct fqc_flow *f, u32 idx)
 {
 	if (f->list == FQC_OLD) {
-		fqc_list_del(q, &st->old_flows, f, idx);
+		fqc_list_del(inst, &q->old_flows, f, idx);
 	} else {
-		fqc_list_del(q, &st->new_flows, f, idx);
-		q->cnt.x[X_NEW_FLOWS_LEN]--;
-		q->cnt.x[X_OLD_FLOWS_LEN]++;
+		fqc_list_del(inst, &q->new_flows, f, idx);
+		inst->cnt.x[X_NEW_FLOWS_LEN]--;
+		inst->cnt.x[X_OLD_FLOWS_LEN]++;
 	}
-	fqc_list_add_tail(q, &st->old_flows, f, idx);
+	fqc_list_add_tail(inst, &q->old_flows, f, idx);
 	f->list = FQC_OLD;
 }
 
-static __always_inline void fqc_detach(struct bq_instance *q, struct fqc_sched *st,
+static __always_inline void fqc_detach(struct bq_instance *inst, struct fqc_sched *q,
 				       struct fqc_flow *f, u32 idx)
 {
 	if (f->list == FQC_OLD) {
-		fqc_list_del(q, &st->old_flows, f, idx);
-		q->cnt.x[X_OLD_FLOWS_LEN]--;
+		fqc_list_del(inst, &q->old_flows, f, idx);
+		inst->cnt.x[X_OLD_FLOWS_LEN]--;
 	} else {
-		fqc_list_del(q, &st->new_flows, f, idx);
-		q->cnt.x[X_NEW_FLOWS_LEN]--;
+		fqc_list_del(inst, &q->new_flows, f, idx);
+		inst->cnt.x[X_NEW_FLOWS_LEN]--;
 	}
 	f->list = FQC_IDLE;
 }
@@ -188,17 +188,17 @@ static __always_inline u64 fqc_control_law(const struct fqc_flow *f, u64 t, u64 
  * has stayed at or above target for interval, with more than an MTU queued
  * besides it (sch_fq_codel looks at the qdisc's backlog, not the bucket's).
  */
-static __always_inline bool fqc_should_drop(struct Qdisc *sch, struct bq_instance *q,
-					    struct fqc_sched *st, const struct fqc_params *p,
+static __always_inline bool fqc_should_drop(struct Qdisc *sch, struct bq_instance *inst,
+					    struct fqc_sched *q, const struct fqc_params *p,
 					    struct fqc_flow *f, struct bq_pkt *h, u64 now)
 {
 	if (!h) {
 		f->first_above_time = 0;
 		return false;
 	}
-	if (h->aux > q->cnt.x[X_MAXPACKET])
-		q->cnt.x[X_MAXPACKET] = h->aux;
-	if (now - h->time < p->target || sch->qstats.backlog - h->aux <= st->mtu) {
+	if (h->aux > inst->cnt.x[X_MAXPACKET])
+		inst->cnt.x[X_MAXPACKET] = h->aux;
+	if (now - h->time < p->target || sch->qstats.backlog - h->aux <= q->mtu) {
 		f->first_above_time = 0;
 		return false;
 	}
@@ -210,18 +210,18 @@ static __always_inline bool fqc_should_drop(struct Qdisc *sch, struct bq_instanc
 }
 
 /* Free f's head packet, counted as CoDel's or the overflow's drop. */
-static __always_inline void fqc_drop_head(struct Qdisc *sch, struct bq_instance *q,
-					  struct fqc_sched *st, struct fqc_flow *f,
+static __always_inline void fqc_drop_head(struct Qdisc *sch, struct bq_instance *inst,
+					  struct fqc_sched *q, struct fqc_flow *f,
 					  enum bq_drop_reason why)
 {
-	struct sk_buff *skb = bq_skbq_pop(q, &st->pool, &f->q);
+	struct sk_buff *skb = bq_skbq_pop(inst, &q->pool, &f->q);
 
 	if (!skb)
 		return;
 	f->backlog -= bq_pkt_len(skb);
-	st->memory_usage -= skb->truesize;
-	q->cnt.x[X_MEMORY_USED] = st->memory_usage;
-	bq_drop_queued(sch, q, skb, why);
+	q->memory_usage -= skb->truesize;
+	inst->cnt.x[X_MEMORY_USED] = q->memory_usage;
+	bq_drop_queued(sch, inst, skb, why);
 }
 
 /* Drops while the next drop is due and the queue stays bad. */
@@ -233,12 +233,12 @@ static __always_inline void fqc_drop_head(struct Qdisc *sch, struct bq_instance 
  * codel_dequeue(): enter the dropping state on a bad queue, drop at the
  * control law's times while in it, leave as soon as a head packet is good.
  */
-static __noinline bool fqc_codel(struct Qdisc *sch, struct bq_instance *q,
+static __noinline bool fqc_codel(struct Qdisc *sch, struct bq_instance *inst,
 				 struct fqc_flow *f, u64 now)
 {
-	const struct fqc_params *p = bq_kind_params(bq_params_of(q));
-	struct fqc_sched *st = bq_state(q);
-	struct bq_pkt *h = bq_skbq_head(q, &f->q);
+	const struct fqc_params *p = bq_kind_params(bq_params_of(inst));
+	struct fqc_sched *q = bq_state(inst);
+	struct bq_pkt *h = bq_skbq_head(inst, &f->q);
 	bool drop;
 	u32 delta, i;
 
@@ -246,7 +246,7 @@ static __noinline bool fqc_codel(struct Qdisc *sch, struct bq_instance *q,
 		f->dropping = 0;
 		return false;
 	}
-	drop = fqc_should_drop(sch, q, st, p, f, h, now);
+	drop = fqc_should_drop(sch, inst, q, p, f, h, now);
 	if (f->dropping) {
 		if (!drop) {
 			f->dropping = 0;
@@ -257,17 +257,17 @@ static __noinline bool fqc_codel(struct Qdisc *sch, struct bq_instance *q,
 				break;
 			f->count++;
 			fqc_newton_step(f);
-			fqc_drop_head(sch, q, st, f, FQC_DROP_CODEL);
-			h = bq_skbq_head(q, &f->q);
-			if (!fqc_should_drop(sch, q, st, p, f, h, now))
+			fqc_drop_head(sch, inst, q, f, FQC_DROP_CODEL);
+			h = bq_skbq_head(inst, &f->q);
+			if (!fqc_should_drop(sch, inst, q, p, f, h, now))
 				f->dropping = 0;
 			else
 				f->drop_next = fqc_control_law(f, f->drop_next, p->interval);
 		}
 	} else if (drop) {
-		fqc_drop_head(sch, q, st, f, FQC_DROP_CODEL);
-		h = bq_skbq_head(q, &f->q);
-		fqc_should_drop(sch, q, st, p, f, h, now);
+		fqc_drop_head(sch, inst, q, f, FQC_DROP_CODEL);
+		h = bq_skbq_head(inst, &f->q);
+		fqc_should_drop(sch, inst, q, p, f, h, now);
 		f->dropping = 1;
 		/* Back soon after the last time: resume near its drop rate. */
 		delta = f->count - f->lastcount;
@@ -292,30 +292,30 @@ static __noinline bool fqc_codel(struct Qdisc *sch, struct bq_instance *q,
  * grows by as many.
  * Its index (0: none).
  */
-static __noinline u32 fqc_drop_batch(struct Qdisc *sch, struct bq_instance *q,
-				     struct fqc_sched *st, const struct fqc_params *p)
+static __noinline u32 fqc_drop_batch(struct Qdisc *sch, struct bq_instance *inst,
+				     struct fqc_sched *q, const struct fqc_params *p)
 {
 	u32 i, fat = 0, maxbacklog = 0, threshold, len = 0;
 	struct fqc_flow *f;
 
-	bpf_for(i, 1, st->flows_hwm + 1) {
-		f = fqc_flow(q, i);
+	bpf_for(i, 1, q->flows_hwm + 1) {
+		f = fqc_flow(inst, i);
 		if (f && f->backlog > maxbacklog) {
 			maxbacklog = f->backlog;
 			fat = i;
 		}
 	}
-	f = fat ? fqc_flow(q, fat) : NULL;
+	f = fat ? fqc_flow(inst, fat) : NULL;
 	if (!f)
 		return 0;
 	threshold = maxbacklog >> 1;
 	bpf_for(i, 0, p->drop_batch) {
-		struct bq_pkt *h = bq_skbq_head(q, &f->q);
+		struct bq_pkt *h = bq_skbq_head(inst, &f->q);
 
 		if (!h || (i && len >= threshold))	/* at least one */
 			break;
 		len += h->aux;
-		fqc_drop_head(sch, q, st, f, BQ_DROP_OVERLIMIT);
+		fqc_drop_head(sch, inst, q, f, BQ_DROP_OVERLIMIT);
 		/* a counter in memory, not a register the verifier would follow */
 		f->count++;
 	}
@@ -323,14 +323,14 @@ static __noinline u32 fqc_drop_batch(struct Qdisc *sch, struct bq_instance *q,
 }
 
 /* sch_fq_codel's quantum and CoDel's mtu: psched_mtu, MTU plus link header. */
-static __noinline void fqc_auto(struct Qdisc *sch, struct fqc_sched *st, struct fqc_params *p)
+static __noinline void fqc_auto(struct Qdisc *sch, struct fqc_sched *q, struct fqc_params *p)
 {
 	struct net_device *dev = BPF_CORE_READ(sch, dev_queue, dev);
 	u64 mtu = BPF_CORE_READ(dev, mtu) + BPF_CORE_READ(dev, hard_header_len);
 
 	if (mtu > 1 << 20)
 		mtu = 1 << 20;
-	st->mtu = mtu;
+	q->mtu = mtu;
 	if (p->quantum == BQ_AUTO)
 		p->quantum = mtu < 256 ? 256 : mtu;
 }
@@ -338,51 +338,51 @@ static __noinline void fqc_auto(struct Qdisc *sch, struct fqc_sched *st, struct 
 BQ_ENQUEUE(fq_codel)
 {
 	const struct fqc_params *p;
-	struct bq_instance *q;
-	struct fqc_sched *st = bq_enter(sch, &q, &p);
+	struct bq_instance *inst;
+	struct fqc_sched *q = bq_enter(sch, &inst, &p);
 	u32 idx, nflows, len, truesize, dropped;
 	bool memory_limited;
 	struct fqc_flow *f;
 	int ret;
 
-	if (!st)
-		return bq_drop(sch, q, skb, to_free, BQ_DROP_NO_INSTANCE);
-	if (!st->mtu || p->quantum == BQ_AUTO)
-		fqc_auto(sch, st, (struct fqc_params *)p);
+	if (!q)
+		return bq_drop(sch, inst, skb, to_free, BQ_DROP_NO_INSTANCE);
+	if (!q->mtu || p->quantum == BQ_AUTO)
+		fqc_auto(sch, q, (struct fqc_params *)p);
 	/* A bucket per flow hash, as reciprocal_scale() spreads it. */
 	nflows = p->flows < bq_ring_slots - 1 ? p->flows : bq_ring_slots - 1;
 	idx = (((u64)bpf_skb_get_hash(skb) * nflows) >> 32) + 1;
-	f = fqc_flow(q, idx);
+	f = fqc_flow(inst, idx);
 	if (!f)
-		return bq_drop(sch, q, skb, to_free, BQ_DROP_NOMEM);
+		return bq_drop(sch, inst, skb, to_free, BQ_DROP_NOMEM);
 	len = bq_pkt_len(skb);
 	truesize = skb->truesize;
 	/* The enqueue time orders the bucket's FIFO and gives the sojourn. */
-	ret = bq_skbq_push(sch, q, &st->pool, &f->q, skb, bpf_ktime_get_ns(), len, to_free);
+	ret = bq_skbq_push(sch, inst, &q->pool, &f->q, skb, bpf_ktime_get_ns(), len, to_free);
 	if (ret != NET_XMIT_SUCCESS)
 		return ret;
 	f->backlog += len;
-	if (idx > st->flows_hwm)
-		st->flows_hwm = idx;
+	if (idx > q->flows_hwm)
+		q->flows_hwm = idx;
 	if (f->list == FQC_IDLE) {
-		fqc_list_add_tail(q, &st->new_flows, f, idx);
+		fqc_list_add_tail(inst, &q->new_flows, f, idx);
 		f->list = FQC_NEW;
 		f->deficit = p->quantum;
-		q->cnt.x[X_NEW_FLOW_COUNT]++;
-		q->cnt.x[X_NEW_FLOWS_LEN]++;
+		inst->cnt.x[X_NEW_FLOW_COUNT]++;
+		inst->cnt.x[X_NEW_FLOWS_LEN]++;
 	}
-	st->memory_usage += truesize;
-	q->cnt.x[X_MEMORY_USED] = st->memory_usage;
-	memory_limited = st->memory_usage > p->memory_limit;
+	q->memory_usage += truesize;
+	inst->cnt.x[X_MEMORY_USED] = q->memory_usage;
+	memory_limited = q->memory_usage > p->memory_limit;
 	if (sch->q.qlen <= p->limit && !memory_limited)
 		return NET_XMIT_SUCCESS;
 
 	dropped = sch->q.qlen;
-	ret = fqc_drop_batch(sch, q, st, p) == idx ? NET_XMIT_CN : NET_XMIT_SUCCESS;
+	ret = fqc_drop_batch(sch, inst, q, p) == idx ? NET_XMIT_CN : NET_XMIT_SUCCESS;
 	dropped -= sch->q.qlen;
-	q->cnt.x[X_DROP_OVERLIMIT] += dropped;
+	inst->cnt.x[X_DROP_OVERLIMIT] += dropped;
 	if (memory_limited)
-		q->cnt.x[X_DROP_OVERMEMORY] += dropped;
+		inst->cnt.x[X_DROP_OVERMEMORY] += dropped;
 	return ret;
 }
 
@@ -399,56 +399,56 @@ BQ_ENQUEUE(fq_codel)
  */
 #define FQC_AGAIN	(~0U)
 
-static __always_inline u32 fqc_turn(struct Qdisc *sch, struct bq_instance *q,
-				    struct fqc_sched *st, const struct fqc_params *p, u64 now)
+static __always_inline u32 fqc_turn(struct Qdisc *sch, struct bq_instance *inst,
+				    struct fqc_sched *q, const struct fqc_params *p, u64 now)
 {
-	bool is_new = st->new_flows.head;
-	u32 idx = is_new ? st->new_flows.head : st->old_flows.head;
+	bool is_new = q->new_flows.head;
+	u32 idx = is_new ? q->new_flows.head : q->old_flows.head;
 	struct fqc_flow *f;
 
 	if (!idx)
 		return 0;
-	f = fqc_flow(q, idx);
+	f = fqc_flow(inst, idx);
 	if (!f)
 		return 0;
 	if (f->deficit <= 0) {
 		f->deficit += p->quantum;
-		fqc_to_old(q, st, f, idx);
+		fqc_to_old(inst, q, f, idx);
 		return FQC_AGAIN;
 	}
-	if (fqc_codel(sch, q, f, now))
+	if (fqc_codel(sch, inst, f, now))
 		return idx;
 	/* Emptied: a new bucket passes through old_flows once, against starvation. */
-	if (is_new && st->old_flows.head)
-		fqc_to_old(q, st, f, idx);
+	if (is_new && q->old_flows.head)
+		fqc_to_old(inst, q, f, idx);
 	else
-		fqc_detach(q, st, f, idx);
+		fqc_detach(inst, q, f, idx);
 	return FQC_AGAIN;
 }
 
 BQ_DEQUEUE(fq_codel)
 {
 	const struct fqc_params *p;
-	struct bq_instance *q;
-	struct fqc_sched *st;
+	struct bq_instance *inst;
+	struct fqc_sched *q;
 	struct sk_buff *skb;
 	struct fqc_flow *f;
 	u32 idx = FQC_AGAIN, i;
 	u64 now;
 
-	st = bq_enter(sch, &q, &p);
-	if (!st)
+	q = bq_enter(sch, &inst, &p);
+	if (!q)
 		return NULL;
 	/*
 	 * Not a shortcut on qlen 0: as sch_fq_codel's, the call that finds
 	 * nothing takes the emptied buckets off the lists, so that their
 	 * next packet is a new flow's again.
 	 */
-	if (!st->new_flows.head && !st->old_flows.head)
+	if (!q->new_flows.head && !q->old_flows.head)
 		return NULL;
 	now = bpf_ktime_get_ns();
 	bpf_for(i, 0, FQC_TURNS_MAX) {
-		idx = fqc_turn(sch, q, st, p, now);
+		idx = fqc_turn(sch, inst, q, p, now);
 		if (idx != FQC_AGAIN)
 			break;
 	}
@@ -457,43 +457,43 @@ BQ_DEQUEUE(fq_codel)
 		bpf_qdisc_watchdog_schedule(sch, now, 0);
 		return NULL;
 	}
-	f = idx ? fqc_flow(q, idx) : NULL;
+	f = idx ? fqc_flow(inst, idx) : NULL;
 	if (!f)
 		return NULL;
-	skb = bq_skbq_pop(q, &st->pool, &f->q);
+	skb = bq_skbq_pop(inst, &q->pool, &f->q);
 	if (!skb)
 		return NULL;
 	f->backlog -= bq_pkt_len(skb);
 	f->deficit -= bq_pkt_len(skb);
-	st->memory_usage -= skb->truesize;
-	q->cnt.x[X_MEMORY_USED] = st->memory_usage;
-	return bq_dequeued(sch, q, skb);
+	q->memory_usage -= skb->truesize;
+	inst->cnt.x[X_MEMORY_USED] = q->memory_usage;
+	return bq_dequeued(sch, inst, skb);
 }
 
 /* --- init, reset, destroy ------------------------------------------------ */
 
 /* A zeroed state is empty: no bucket active, CoDel idle everywhere. */
-static int fqc_setup(struct bq_instance *q, struct fqc_sched *st)
+static int fqc_setup(struct bq_instance *inst, struct fqc_sched *q)
 {
 	return 0;
 }
 
 /* Free every packet; every bucket used goes back to a zeroed one. */
-static __noinline void fqc_purge(struct Qdisc *sch, struct bq_instance *q,
-				 struct fqc_sched *st)
+static __noinline void fqc_purge(struct Qdisc *sch, struct bq_instance *inst,
+				 struct fqc_sched *q)
 {
 	struct fqc_flow *f;
 	u32 i;
 
-	bq_pool_purge(sch, q, &st->pool);
-	bpf_for(i, 1, st->flows_hwm + 1) {
-		f = fqc_flow(q, i);
+	bq_pool_purge(sch, inst, &q->pool);
+	bpf_for(i, 1, q->flows_hwm + 1) {
+		f = fqc_flow(inst, i);
 		if (f)
 			__builtin_memset(f, 0, sizeof(*f));
 	}
-	q->cnt.x[X_NEW_FLOWS_LEN] = 0;
-	q->cnt.x[X_OLD_FLOWS_LEN] = 0;
-	q->cnt.x[X_MEMORY_USED] = 0;
+	inst->cnt.x[X_NEW_FLOWS_LEN] = 0;
+	inst->cnt.x[X_OLD_FLOWS_LEN] = 0;
+	inst->cnt.x[X_MEMORY_USED] = 0;
 }
 
 BQ_QDISC_OPS(fq_codel, fqc_setup, fqc_purge);

@@ -216,7 +216,7 @@ static __always_inline bool full_sock(struct sock *sk)
  * the cgroup itself), the first HBM_CG_LEVELS levels: nesting deeper only
  * adds levels below those searched.
  */
-static __always_inline u64 cgroup_key(const struct bq_instance *q, struct sock *sk)
+static __always_inline u64 cgroup_key(const struct bq_instance *inst, struct sock *sk)
 {
 	struct cgroup *cg = BPF_CORE_READ(sk, sk_cgrp_data.cgroup), *anc;
 	u64 own = BPF_CORE_READ(cg, kn, id), key = own, id;
@@ -230,16 +230,16 @@ static __always_inline u64 cgroup_key(const struct bq_instance *q, struct sock *
 		    !anc)
 			break;
 		id = BPF_CORE_READ(anc, kn, id);
-		if (bq_class(q, id))
+		if (bq_class(inst, id))
 			key = id;
 	}
-	if (level >= HBM_CG_LEVELS && bq_class(q, own))
+	if (level >= HBM_CG_LEVELS && bq_class(inst, own))
 		key = own;
 	return key;
 }
 
 /* The aggregate key; the same function serves the qdisc and hbm_mark. */
-static __always_inline u64 agg_key(const struct bq_instance *q, struct sk_buff *skb,
+static __always_inline u64 agg_key(const struct bq_instance *inst, struct sk_buff *skb,
 				   u64 classify)
 {
 	struct sock *sk;
@@ -251,7 +251,7 @@ static __always_inline u64 agg_key(const struct bq_instance *q, struct sk_buff *
 	sk = BPF_CORE_READ(skb, sk);
 	if (!sk || !full_sock(sk))
 		return 0;
-	return cgroup_key(q, sk);
+	return cgroup_key(inst, sk);
 }
 
 /*
@@ -337,9 +337,9 @@ static __always_inline struct hbm_verdict_flags judge(struct sk_buff *skb, u64 l
 
 /* --- aggregates ---------------------------------------------------------- */
 
-static __always_inline struct hbm_agg *agg_at(const struct bq_instance *q, u32 idx)
+static __always_inline struct hbm_agg *agg_at(const struct bq_instance *inst, u32 idx)
 {
-	return bq_region_lookup(&hbm_aggs, q, HBM_AGGS, idx);
+	return bq_region_lookup(&hbm_aggs, inst, HBM_AGGS, idx);
 }
 
 /*
@@ -347,20 +347,20 @@ static __always_inline struct hbm_agg *agg_at(const struct bq_instance *q, u32 i
  * key forgotten (counted: aggs_aged). Scans HBM_AGE_SCAN of them from where
  * the last scan stopped; 0 if none is idle. Aggregate 1 (key 0) stays.
  */
-static __noinline u32 agg_reclaim(struct bq_instance *q, struct hbm_sched *st, u64 now)
+static __noinline u32 agg_reclaim(struct bq_instance *inst, struct hbm_sched *q, u64 now)
 {
-	struct bq_class_key k = { .slot = q->slot };
+	struct bq_class_key k = { .slot = inst->slot };
 	struct hbm_agg *a;
 	u32 i, idx;
 
 	bpf_for(i, 0, HBM_AGE_SCAN) {
-		idx = 2 + st->age_cursor++ % (HBM_AGGS - 2);
-		a = agg_at(q, idx);
+		idx = 2 + q->age_cursor++ % (HBM_AGGS - 2);
+		a = agg_at(inst, idx);
 		if (!a || a->qlen || (s64)(now - a->idle_after) < 0)
 			continue;
 		k.id = a->info.id;
 		bpf_map_delete_elem(&hbm_agg_ids, &k);
-		q->cnt.x[X_AGED]++;
+		inst->cnt.x[X_AGED]++;
 		return idx;
 	}
 	return 0;
@@ -372,26 +372,26 @@ static __noinline u32 agg_reclaim(struct bq_instance *q, struct hbm_sched *st, u
  * class shares HBM_AGG_OVERFLOW, the others HBM_AGG_DEFAULT: the rate
  * parameter is theirs anyway.
  */
-static __noinline u32 agg_find(struct bq_instance *q, struct hbm_sched *st, u64 id, u64 now)
+static __noinline u32 agg_find(struct bq_instance *inst, struct hbm_sched *q, u64 id, u64 now)
 {
-	struct bq_class_key k = { .slot = q->slot, .id = id };
+	struct bq_class_key k = { .slot = inst->slot, .id = id };
 	struct hbm_agg *a;
 	u32 *found, idx;
 
 	found = bpf_map_lookup_elem(&hbm_agg_ids, &k);
 	if (found)
 		return *found;
-	idx = st->naggs + 1 < HBM_AGGS ? st->naggs + 1 : agg_reclaim(q, st, now);
-	a = idx ? agg_at(q, idx) : NULL;
+	idx = q->naggs + 1 < HBM_AGGS ? q->naggs + 1 : agg_reclaim(inst, q, now);
+	a = idx ? agg_at(inst, idx) : NULL;
 	if (!a || bpf_map_update_elem(&hbm_agg_ids, &k, &idx, BPF_NOEXIST)) {
-		q->cnt.x[X_OVERFLOW]++;
-		return bq_class(q, id) ? HBM_AGG_OVERFLOW : HBM_AGG_DEFAULT;
+		inst->cnt.x[X_OVERFLOW]++;
+		return bq_class(inst, id) ? HBM_AGG_OVERFLOW : HBM_AGG_DEFAULT;
 	}
 	__builtin_memset(a, 0, sizeof(*a));
 	a->info.id = id;
-	if (idx > st->naggs) {
-		st->naggs = idx;
-		q->cnt.x[X_AGGS] = idx;
+	if (idx > q->naggs) {
+		q->naggs = idx;
+		inst->cnt.x[X_AGGS] = idx;
 	}
 	return idx;
 }
@@ -401,10 +401,10 @@ static __noinline u32 agg_find(struct bq_instance *q, struct hbm_sched *st, u64 
  * overflow aggregate fails closed: the lower of the two, so that a full
  * table never lifts a limit (0 is not limited, never the lower).
  */
-static __always_inline u64 agg_rate(const struct bq_instance *q, const struct hbm_params *p,
+static __always_inline u64 agg_rate(const struct bq_instance *inst, const struct hbm_params *p,
 				    u32 idx, u64 id)
 {
-	struct hbm_class *c = bq_class(q, id);
+	struct hbm_class *c = bq_class(inst, id);
 	u64 def = p->rate;
 
 	if (!c)
@@ -419,7 +419,7 @@ static __always_inline u64 agg_rate(const struct bq_instance *q, const struct hb
  * (beyond the horizon). *next is the clock after it, for the caller to
  * commit once the packet is queued.
  */
-static __always_inline bool agg_schedule(struct bq_instance *q, struct hbm_agg *a,
+static __always_inline bool agg_schedule(struct bq_instance *inst, struct hbm_agg *a,
 					 struct sk_buff *skb, u64 len, u64 rate, u64 now,
 					 u64 *send, u64 *next)
 {
@@ -439,11 +439,11 @@ static __always_inline bool agg_schedule(struct bq_instance *q, struct hbm_agg *
 	if (v.drop)
 		return false;
 	if (v.exempt)
-		q->cnt.x[X_EXEMPT]++;
+		inst->cnt.x[X_EXEMPT]++;
 	if (v.marked) {
 		a->info.marks++;
-		q->cnt.x[X_MARKED]++;
-		q->cnt.marks++;
+		inst->cnt.x[X_MARKED]++;
+		inst->cnt.marks++;
 	}
 	*next = *send + hbm_tx_time_ns(len, rate);
 	/* From then on the clock has no credit or debt a new aggregate lacks. */
@@ -523,29 +523,29 @@ static __always_inline struct hbm_flowq *flow_next(struct hbm_agg *a)
 BQ_ENQUEUE(hbm)
 {
 	const struct hbm_params *p;
-	struct bq_instance *q;
-	struct hbm_sched *st = bq_enter(sch, &q, &p);
+	struct bq_instance *inst;
+	struct hbm_sched *q = bq_enter(sch, &inst, &p);
 	u64 now, len, send, next, key;
 	struct hbm_agg *a;
 	u32 idx, k;
 	int ret;
 
-	if (!st)
-		return bq_drop(sch, q, skb, to_free, BQ_DROP_NO_INSTANCE);
+	if (!q)
+		return bq_drop(sch, inst, skb, to_free, BQ_DROP_NO_INSTANCE);
 	if (sch->q.qlen >= p->limit)
-		return bq_drop(sch, q, skb, to_free, BQ_DROP_OVERLIMIT);
+		return bq_drop(sch, inst, skb, to_free, BQ_DROP_OVERLIMIT);
 	now = bpf_ktime_get_ns();
-	key = agg_key(q, skb, p->classify);
-	idx = agg_find(q, st, key, now);
-	a = agg_at(q, idx);
+	key = agg_key(inst, skb, p->classify);
+	idx = agg_find(inst, q, key, now);
+	a = agg_at(inst, idx);
 	if (!a)
-		return bq_drop(sch, q, skb, to_free, BQ_DROP_NOMEM);
+		return bq_drop(sch, inst, skb, to_free, BQ_DROP_NOMEM);
 
 	len = ip_len(skb);
-	if (!agg_schedule(q, a, skb, len, agg_rate(q, p, idx, key), now, &send, &next)) {
+	if (!agg_schedule(inst, a, skb, len, agg_rate(inst, p, idx, key), now, &send, &next)) {
 		a->info.drops++;
-		q->cnt.x[X_DROPPED]++;
-		return bq_drop(sch, q, skb, to_free, HBM_DROP_HORIZON);
+		inst->cnt.x[X_DROPPED]++;
+		return bq_drop(sch, inst, skb, to_free, HBM_DROP_HORIZON);
 	}
 	/*
 	 * The time its aggregate's FIFO would send it (tstamp is writable at
@@ -554,7 +554,7 @@ BQ_ENQUEUE(hbm)
 	 */
 	skb->tstamp = send;
 	k = flow_of(a, skb);
-	ret = bq_skbq_push(sch, q, &st->pool, &a->flows[k & (HBM_FLOWS - 1)].q, skb, now, len,
+	ret = bq_skbq_push(sch, inst, &q->pool, &a->flows[k & (HBM_FLOWS - 1)].q, skb, now, len,
 			   to_free);
 	if (ret != NET_XMIT_SUCCESS)
 		return ret;
@@ -565,23 +565,23 @@ BQ_ENQUEUE(hbm)
 	/* The heap holds each backlogged aggregate once: room is checked at init. */
 	if (!a->qlen++) {
 		a->next = send;
-		bq_tq_push(q, &st->ready, send, idx);
+		bq_tq_push(inst, &q->ready, send, idx);
 	}
 	return NET_XMIT_SUCCESS;
 }
 
 /* rate_bytes_per_second over windows of at least RATE_WINDOW_NS. */
-static __always_inline void rate_sample(struct bq_instance *q, struct hbm_sched *st,
+static __always_inline void rate_sample(struct bq_instance *inst, struct hbm_sched *q,
 					u64 bytes, u64 now)
 {
-	u64 span = now - st->win_start;
+	u64 span = now - q->win_start;
 
-	st->win_bytes += bytes;
+	q->win_bytes += bytes;
 	if (span < RATE_WINDOW_NS)
 		return;
-	q->cnt.x[X_RATE] = st->win_bytes * HBM_NSEC_PER_SEC / span;
-	st->win_start = now;
-	st->win_bytes = 0;
+	inst->cnt.x[X_RATE] = q->win_bytes * HBM_NSEC_PER_SEC / span;
+	q->win_start = now;
+	q->win_bytes = 0;
 }
 
 /*
@@ -589,7 +589,7 @@ static __always_inline void rate_sample(struct bq_instance *q, struct hbm_sched 
  * the time moves on by its length, and a goes back on the heap if it has
  * more. NULL (a back on the heap at once) while every flow still owes.
  */
-static __always_inline struct sk_buff *agg_pop(struct bq_instance *q, struct hbm_sched *st,
+static __always_inline struct sk_buff *agg_pop(struct bq_instance *inst, struct hbm_sched *q,
 					       struct hbm_agg *a, u32 idx, u64 now)
 {
 	struct hbm_flowq *f = flow_next(a);
@@ -599,12 +599,12 @@ static __always_inline struct sk_buff *agg_pop(struct bq_instance *q, struct hbm
 	u32 len;
 
 	if (!f) {
-		bq_tq_push(q, &st->ready, send, idx);
+		bq_tq_push(inst, &q->ready, send, idx);
 		return NULL;
 	}
-	head = bq_skbq_head(q, &f->q);
+	head = bq_skbq_head(inst, &f->q);
 	len = head ? head->aux : 0;
-	skb = bq_skbq_pop(q, &st->pool, &f->q);
+	skb = bq_skbq_pop(inst, &q->pool, &f->q);
 	a->qlen--;
 	f->credit -= len;
 	if (!f->q.len && f->credit > 0)
@@ -612,37 +612,37 @@ static __always_inline struct sk_buff *agg_pop(struct bq_instance *q, struct hbm
 	if (a->info.rate)
 		a->next = send + hbm_tx_time_ns(len, a->info.rate);
 	if (a->qlen)
-		bq_tq_push(q, &st->ready, a->next, idx);
+		bq_tq_push(inst, &q->ready, a->next, idx);
 	if (skb)
-		rate_sample(q, st, len, now);
+		rate_sample(inst, q, len, now);
 	return skb;
 }
 
 BQ_DEQUEUE(hbm)
 {
-	struct bq_instance *q = bq_instance(sch);
-	struct hbm_sched *st = q ? bq_state(q) : NULL;
+	struct bq_instance *inst = bq_instance(sch);
+	struct hbm_sched *q = inst ? bq_state(inst) : NULL;
 	struct sk_buff *skb;
 	struct hbm_agg *a;
 	u64 now, time;
 	u32 idx;
 
-	if (!st || !sch->q.qlen || !bq_tq_peek(q, &st->ready, &time, &idx))
+	if (!q || !sch->q.qlen || !bq_tq_peek(inst, &q->ready, &time, &idx))
 		return NULL;
 	now = bpf_ktime_get_ns();
 	if (time > now) {
 		bpf_qdisc_watchdog_schedule(sch, time, TIMER_SLACK_NS);
-		q->cnt.overlimits++;
+		inst->cnt.overlimits++;
 		return NULL;
 	}
-	bq_tq_pop(q, &st->ready);
-	a = agg_at(q, idx);
+	bq_tq_pop(inst, &q->ready);
+	a = agg_at(inst, idx);
 	if (!a)
 		return NULL;
-	skb = agg_pop(q, st, a, idx, now);
+	skb = agg_pop(inst, q, a, idx, now);
 	if (!skb && a->qlen)	/* its flows' credit grew: try again */
 		bpf_qdisc_watchdog_schedule(sch, now, TIMER_SLACK_NS);
-	return bq_dequeued(sch, q, skb);
+	return bq_dequeued(sch, inst, skb);
 }
 
 /* --- init, reset, destroy ------------------------------------------------- */
@@ -651,39 +651,39 @@ BQ_DEQUEUE(hbm)
  * The heap must hold every aggregate; aggregate 1 (key 0) always exists,
  * and the overflow aggregate starts empty.
  */
-static int hbm_setup(struct bq_instance *q, struct hbm_sched *st)
+static int hbm_setup(struct bq_instance *inst, struct hbm_sched *q)
 {
-	struct hbm_agg *over = agg_at(q, HBM_AGG_OVERFLOW);
+	struct hbm_agg *over = agg_at(inst, HBM_AGG_OVERFLOW);
 
 	if (bq_ring_slots <= HBM_AGGS || !over)
 		return -EINVAL;
 	__builtin_memset(over, 0, sizeof(*over));
-	agg_find(q, st, 0, 0);
+	agg_find(inst, q, 0, 0);
 	return 0;
 }
 
 /* Free every packet and aggregate. */
-static __noinline void hbm_purge(struct Qdisc *sch, struct bq_instance *q, struct hbm_sched *st)
+static __noinline void hbm_purge(struct Qdisc *sch, struct bq_instance *inst, struct hbm_sched *q)
 {
-	struct bq_class_key k = { .slot = q->slot };
+	struct bq_class_key k = { .slot = inst->slot };
 	struct hbm_agg *a;
 	u32 i;
 
-	bq_pool_purge(sch, q, &st->pool);
-	bpf_for(i, 1, st->naggs + 1) {
-		a = agg_at(q, i);
+	bq_pool_purge(sch, inst, &q->pool);
+	bpf_for(i, 1, q->naggs + 1) {
+		a = agg_at(inst, i);
 		if (!a)
 			continue;
 		k.id = a->info.id;
 		bpf_map_delete_elem(&hbm_agg_ids, &k);
 	}
-	q->cnt.x[X_AGGS] = 0;
+	inst->cnt.x[X_AGGS] = 0;
 }
 
 /* Classes are configuration: a reset keeps them, the qdisc's end does not. */
-static __always_inline void hbm_release(struct bq_instance *q, struct hbm_sched *st)
+static __always_inline void hbm_release(struct bq_instance *inst, struct hbm_sched *q)
 {
-	bq_classes_forget(q);
+	bq_classes_forget(inst);
 }
 
 BQ_QDISC_OPS(hbm, hbm_setup, hbm_purge, hbm_release);
@@ -700,14 +700,14 @@ BQ_QDISC_OPS(hbm, hbm_setup, hbm_purge, hbm_release);
 static __always_inline struct bq_instance *mark_instance(struct sk_buff *skb)
 {
 	struct net_device *dev = skb->dev;
-	struct bq_instance *q = bq_instance(dev->qdisc);
+	struct bq_instance *inst = bq_instance(dev->qdisc);
 	u64 txq, child = 0;
 	struct sock *sk;
 	u16 i;
 
 	sk = BPF_CORE_READ(skb, sk);
-	if (q || !sk)
-		return q;
+	if (inst || !sk)
+		return inst;
 	i = BPF_CORE_READ(sk, __sk_common.skc_tx_queue_mapping);
 	if (i >= dev->real_num_tx_queues)
 		return NULL;
@@ -729,24 +729,24 @@ SEC("tc")
 int hbm_mark(struct __sk_buff *ctx)
 {
 	struct sk_buff *skb = bpf_cast_to_kern_ctx(ctx);
-	struct bq_instance *q = mark_instance(skb);
-	const struct hbm_params *p = q ? bq_kind_params(bq_params_of(q)) : NULL;
+	struct bq_instance *inst = mark_instance(skb);
+	const struct hbm_params *p = inst ? bq_kind_params(bq_params_of(inst)) : NULL;
 	struct bq_class_key k = {};
 	struct hbm_agg *a;
 	u32 *idx;
 
 	if (!p)
 		return TC_ACT_OK;
-	k.slot = q->slot;
-	k.id = agg_key(q, skb, p->classify);
+	k.slot = inst->slot;
+	k.id = agg_key(inst, skb, p->classify);
 	idx = bpf_map_lookup_elem(&hbm_agg_ids, &k);
-	a = idx ? agg_at(q, *idx) : NULL;
+	a = idx ? agg_at(inst, *idx) : NULL;
 	if (!a || !a->info.rate ||
 	    (s64)(a->info.clock - bpf_ktime_get_ns()) <= (s64)a->info.mark_ns)
 		return TC_ACT_OK;
 	if (bpf_skb_ecn_set_ce(ctx)) {
 		__sync_fetch_and_add(&a->info.ce, 1);
-		__sync_fetch_and_add(&q->cnt.x[X_CE], 1);
+		__sync_fetch_and_add(&inst->cnt.x[X_CE], 1);
 	}
 	return TC_ACT_OK;
 }

@@ -14,8 +14,8 @@
  *		BQ_CLASS_COUNTER("pkts", info.pkts),
  *	);
  * BQ_CLASSES defines the class map (n classes per instance slot) and, for
- * the policy, bq_class(q, id): the class of key id for instance q, or NULL;
- * the kind's release hook calls bq_classes_forget(q), for classes are
+ * the policy, bq_class(inst, id): the class of key id for instance inst, or NULL;
+ * the kind's release hook calls bq_classes_forget(inst), for classes are
  * configuration that a reset keeps and the qdisc's end does not. The user
  * space side (src/class.c) knows nothing else of the kind.
  */
@@ -60,16 +60,16 @@ static long bq_forget_class(struct bpf_map *map, struct bq_class_key *k, void *c
 		       BQ_MAX_CLASS_FIELDS * sizeof(struct bq_class_field), \
 		       #T ": at most BQ_MAX_CLASS_FIELDS fields");	\
 	static __always_inline __attribute__((unused)) T *		\
-	bq_class(const struct bq_instance *q, __u64 id)			\
+	bq_class(const struct bq_instance *inst, __u64 id)			\
 	{								\
-		struct bq_class_key k = { .slot = q->slot, .gen = q->created_ns, .id = id }; \
+		struct bq_class_key k = { .slot = inst->slot, .gen = inst->created_ns, .id = id }; \
 									\
 		return bpf_map_lookup_elem(&map, &k);			\
 	}								\
 	static __always_inline __attribute__((unused)) void		\
-	bq_classes_forget(const struct bq_instance *q)			\
+	bq_classes_forget(const struct bq_instance *inst)			\
 	{								\
-		u32 slot = q->slot;					\
+		u32 slot = inst->slot;					\
 									\
 		bpf_for_each_map_elem(&map, bq_forget_class, &slot, 0);	\
 	}

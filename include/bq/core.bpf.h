@@ -19,7 +19,7 @@
  *     one array lookup; .destroy gives it back. Globals would be shared by
  *     every qdisc of this kind: both ends of a veth, every mq child. A
  *     kind's own state per instance is one line, BQ_STATE(struct T), found
- *     with bq_state(q); its maps with a region per instance are declared
+ *     with bq_state(inst); its maps with a region per instance are declared
  *     with BQ_SLOT_MAP(), and the loader sizes them all for
  *     --max-instances (and --ring-slots);
  *   - init, reset and destroy: BQ_QDISC_OPS(name) emits them with the
@@ -175,7 +175,7 @@ struct {
 
 /*
  * BQ_XSTATS({ "flows", BQ_GAUGE }, ...): names of the kind's own statistics,
- * in the order of the index enum it updates q->cnt.x[] by.
+ * in the order of the index enum it updates inst->cnt.x[] by.
  */
 #define BQ_XSTATS(...) \
 	const struct bq_xstat_desc bq_xstat_table[] SEC(".rodata.bq_xstats") = { __VA_ARGS__ }
@@ -199,19 +199,19 @@ static __always_inline u32 bq_pkt_len(const struct sk_buff *skb)
 }
 
 /*
- * The key of entry idx of instance q's region in a BQ_SLOT_MAP of n entries
+ * The key of entry idx of instance inst's region in a BQ_SLOT_MAP of n entries
  * per slot (n a power of two). idx wraps within the region, which also
  * bounds the key for the verifier.
  */
-static __always_inline u32 bq_region_key(const struct bq_instance *q, u32 n, u32 idx)
+static __always_inline u32 bq_region_key(const struct bq_instance *inst, u32 n, u32 idx)
 {
-	return q->slot * n + (idx & (n - 1));
+	return inst->slot * n + (idx & (n - 1));
 }
 
-/* Entry idx of q's region of map (n per slot), or NULL. */
-#define bq_region_lookup(map, q, n, idx)				\
+/* Entry idx of inst's region of map (n per slot), or NULL. */
+#define bq_region_lookup(map, inst, n, idx)				\
 	({								\
-		u32 __bq_key = bq_region_key(q, n, idx);		\
+		u32 __bq_key = bq_region_key(inst, n, idx);		\
 									\
 		bpf_map_lookup_elem(map, &__bq_key);			\
 	})
@@ -241,31 +241,31 @@ static __always_inline struct bq_instance *bq_instance(struct Qdisc *sch)
 	return &s->inst;
 }
 
-/* The slot holding q: its parameters and state lie beside it. */
-static __always_inline struct bq_slot *bq_slot_of(const struct bq_instance *q)
+/* The slot holding inst: its parameters and state lie beside it. */
+static __always_inline struct bq_slot *bq_slot_of(const struct bq_instance *inst)
 {
-	return (void *)q - __builtin_offsetof(struct bq_slot, inst);
+	return (void *)inst - __builtin_offsetof(struct bq_slot, inst);
 }
 
 /* The instance's parameters; user space may change them between packets. */
-static __always_inline const struct bq_params *bq_params_of(const struct bq_instance *q)
+static __always_inline const struct bq_params *bq_params_of(const struct bq_instance *inst)
 {
-	return &bq_slot_of(q)->params;
+	return &bq_slot_of(inst)->params;
 }
 
 /* --- counters: the one place that keeps qstats/bstats in step ---------- */
 
-static __always_inline void bq_enqueued(struct Qdisc *sch, struct bq_instance *q,
+static __always_inline void bq_enqueued(struct Qdisc *sch, struct bq_instance *inst,
 					u32 len)
 {
 	sch->q.qlen++;
 	sch->qstats.backlog += len;
-	q->cnt.enqueued++;
+	inst->cnt.enqueued++;
 }
 
 /* Call with what dequeue returns; NULL passes through untouched. */
 static __always_inline struct sk_buff *bq_dequeued(struct Qdisc *sch,
-						   struct bq_instance *q,
+						   struct bq_instance *inst,
 						   struct sk_buff *skb)
 {
 	u32 len;
@@ -275,35 +275,35 @@ static __always_inline struct sk_buff *bq_dequeued(struct Qdisc *sch,
 	len = bq_pkt_len(skb);
 	sch->q.qlen--;
 	sch->qstats.backlog -= len;
-	q->cnt.dequeued++;
-	q->cnt.dequeued_bytes += len;
+	inst->cnt.dequeued++;
+	inst->cnt.dequeued_bytes += len;
 	bpf_qdisc_bstats_update(sch, skb);
 	return skb;
 }
 
-/* A dropped packet in qstats and in its reason's counter; q may be NULL. */
-static __always_inline void bq_count_drop(struct Qdisc *sch, struct bq_instance *q,
+/* A dropped packet in qstats and in its reason's counter; inst may be NULL. */
+static __always_inline void bq_count_drop(struct Qdisc *sch, struct bq_instance *inst,
 					  enum bq_drop_reason why)
 {
 	sch->qstats.drops++;
-	if (q && why < BQ_MAX_DROPS)
-		q->cnt.drops[why]++;
+	if (inst && why < BQ_MAX_DROPS)
+		inst->cnt.drops[why]++;
 	else
 		__sync_fetch_and_add(&bq_orphan_drops, 1);
 }
 
 /*
- * Drop a packet that was never queued. q may be NULL (no instance).
+ * Drop a packet that was never queued. inst may be NULL (no instance).
  * overlimits counts packets refused at the door, as tc's qdiscs count it.
  */
-static __always_inline int bq_drop(struct Qdisc *sch, struct bq_instance *q,
+static __always_inline int bq_drop(struct Qdisc *sch, struct bq_instance *inst,
 				   struct sk_buff *skb,
 				   struct bpf_sk_buff_ptr *to_free,
 				   enum bq_drop_reason why)
 {
 	if (why == BQ_DROP_OVERLIMIT)
 		sch->qstats.overlimits++;
-	bq_count_drop(sch, q, why);
+	bq_count_drop(sch, inst, why);
 	bpf_qdisc_skb_drop(skb, to_free);
 	return NET_XMIT_DROP;
 }
@@ -323,10 +323,10 @@ static __always_inline void bq_purged(struct Qdisc *sch, struct sk_buff *skb)
  * every op, the to-free list only in enqueue. Not an overlimit: sch_fq_codel
  * counts neither kind there.
  */
-static __always_inline void bq_drop_queued(struct Qdisc *sch, struct bq_instance *q,
+static __always_inline void bq_drop_queued(struct Qdisc *sch, struct bq_instance *inst,
 					   struct sk_buff *skb, enum bq_drop_reason why)
 {
-	bq_count_drop(sch, q, why);
+	bq_count_drop(sch, inst, why);
 	bq_purged(sch, skb);
 }
 
@@ -398,22 +398,22 @@ static __always_inline int bq_instance_create(struct Qdisc *sch)
 /* .reset: after the policy freed its packets; parameters and counters stay. */
 static __always_inline void bq_instance_reset(struct Qdisc *sch)
 {
-	struct bq_instance *q = bq_instance(sch);
+	struct bq_instance *inst = bq_instance(sch);
 
-	if (!q)
+	if (!inst)
 		return;
-	q->cnt.resets++;
+	inst->cnt.resets++;
 }
 
 /* .destroy: after the policy freed its own state. */
 static __always_inline void bq_instance_destroy(struct Qdisc *sch)
 {
-	struct bq_instance *q = bq_instance(sch);
+	struct bq_instance *inst = bq_instance(sch);
 
-	if (!q)
+	if (!inst)
 		return;
-	__builtin_memset(q, 0, sizeof(*q));
-	bq_slot_of(q)->owner = 0;
+	__builtin_memset(inst, 0, sizeof(*inst));
+	bq_slot_of(inst)->owner = 0;
 }
 
 /* bq_change's body (struct bq_change says why). */
@@ -438,27 +438,27 @@ static __always_inline int bq_change_params(struct bq_change *req)
 /* --- the kind's own state -------------------------------------------------- *
  *
  * BQ_STATE(struct fq_sched), after the struct: one per instance, last in
- * its bq_slots value, found with bq_state(q) on the fast path (no lookup:
+ * its bq_slots value, found with bq_state(inst) on the fast path (no lookup:
  * it lies beside the instance), or with the instance and its parameters
- * by bq_enter(sch, &q, &p), p the kind's struct of parameters (so
+ * by bq_enter(sch, &inst, &p), p the kind's struct of parameters (so
  * BQ_PARAMS comes first). BQ_QDISC_OPS then takes the kind's hooks: the
  * framework zeroes the state and calls them.
  */
 #define BQ_STATE(T)							\
 	BQ_SLOTS_MAP(T);						\
-	static __always_inline T *bq_state(const struct bq_instance *q)	\
+	static __always_inline T *bq_state(const struct bq_instance *inst)	\
 	{								\
-		return &((struct bq_slot_value *)bq_slot_of(q))->state;	\
+		return &((struct bq_slot_value *)bq_slot_of(inst))->state;	\
 	}								\
 	/* What an op starts from: sch's instance, parameters, state; */ \
-	/* NULL (and *q NULL) if sch has none. */			\
+	/* NULL (and *inst NULL) if sch has none. */			\
 	static __always_inline T *bq_enter(struct Qdisc *sch,		\
-					   struct bq_instance **q,	\
+					   struct bq_instance **inst,	\
 					   const bq_kind_params_t **p)	\
 	{								\
-		*q = bq_instance(sch);					\
-		*p = *q ? bq_kind_params(bq_params_of(*q)) : NULL;	\
-		return *q ? bq_state(*q) : NULL;			\
+		*inst = bq_instance(sch);					\
+		*p = *inst ? bq_kind_params(bq_params_of(*inst)) : NULL;	\
+		return *inst ? bq_state(*inst) : NULL;			\
 	}
 
 /*
@@ -480,15 +480,15 @@ static __always_inline int bq_change_params(struct bq_change *req)
  * destroy the framework's, which call the hooks of the kind's BQ_STATE:
  *	BQ_QDISC_OPS(fq, fq_setup, fq_purge)
  *	BQ_QDISC_OPS(hbm, hbm_setup, hbm_purge, hbm_release)
- *   int setup(q, st)	   st is all zero: make it an empty state, at init
+ *   int setup(inst, q)	   q is all zero: make it an empty state, at init
  *			   and after every reset. Non-zero refuses the qdisc
  *			   at init (as tc's error).
- *   void purge(sch, q, st) free every packet (bq_purged()) and entry the
+ *   void purge(sch, inst, q) free every packet (bq_purged()) and entry the
  *			   state holds; at reset and at destroy.
- *   void release(q, st)   destroy only, after purge: what a reset keeps
+ *   void release(inst, q)   destroy only, after purge: what a reset keeps
  *			   (per-instance configuration).
  */
-#define BQ_NO_RELEASE(q, st)
+#define BQ_NO_RELEASE(inst, q)
 
 /* The five ops: init, reset and destroy each call one function of sch. */
 #define BQ_OPS_EMIT(name, on_init, on_reset, on_destroy)		\
@@ -526,18 +526,18 @@ static __always_inline int bq_change_params(struct bq_change *req)
 #define BQ_OPS_STATE(name, setup, purge, release)			\
 	static __always_inline int name##_state_init(struct Qdisc *sch)	\
 	{								\
-		struct bq_instance *q;					\
+		struct bq_instance *inst;					\
 		int err = bq_instance_create(sch);			\
 									\
 		if (err)						\
 			return err;					\
-		q = bq_instance(sch);					\
-		__auto_type st = q ? bq_state(q) : NULL;		\
-		if (!st) {						\
+		inst = bq_instance(sch);					\
+		__auto_type q = inst ? bq_state(inst) : NULL;		\
+		if (!q) {						\
 			err = -ENOMEM;					\
 		} else {						\
-			__builtin_memset(st, 0, sizeof(*st));		\
-			err = setup(q, st);				\
+			__builtin_memset(q, 0, sizeof(*q));		\
+			err = setup(inst, q);				\
 		}							\
 		if (err)						\
 			bq_instance_destroy(sch);			\
@@ -547,17 +547,17 @@ static __always_inline int bq_change_params(struct bq_change *req)
 	static __always_inline void name##_state_purge(struct Qdisc *sch, \
 						       bool destroying)	\
 	{								\
-		struct bq_instance *q = bq_instance(sch);		\
-		__auto_type st = q ? bq_state(q) : NULL;		\
+		struct bq_instance *inst = bq_instance(sch);		\
+		__auto_type q = inst ? bq_state(inst) : NULL;		\
 									\
-		if (!st)						\
+		if (!q)						\
 			return;						\
-		purge(sch, q, st);					\
+		purge(sch, inst, q);					\
 		if (destroying) {					\
-			release(q, st);					\
+			release(inst, q);					\
 		} else {						\
-			__builtin_memset(st, 0, sizeof(*st));		\
-			setup(q, st);					\
+			__builtin_memset(q, 0, sizeof(*q));		\
+			setup(inst, q);					\
 		}							\
 	}								\
 	static __always_inline void name##_state_reset(struct Qdisc *sch) \

@@ -24,36 +24,36 @@ struct bq_link {
 /*
  * BQ_LIST_OPS(fq_list, struct fq_flow, fq_flow) defines fq_list_add_tail()
  * and fq_list_del() for entries of type T, each with a struct bq_link
- * `link`, found by index with T *at(const struct bq_instance *q, __u32 idx).
+ * `link`, found by index with T *at(const struct bq_instance *inst, __u32 idx).
  * The lookups stay inside: a neighbour's link is written only through a
  * pointer just checked, as the verifier wants it.
  */
 #define BQ_LIST_OPS(name, T, at)					\
 	/* Append entry e, index idx, to l. */				\
-	static __always_inline void name##_add_tail(const struct bq_instance *q, \
+	static __always_inline void name##_add_tail(const struct bq_instance *inst, \
 						    struct bq_list *l, T *e, __u32 idx) \
 	{								\
 		T *t;							\
 									\
 		e->link.next = 0;					\
 		e->link.prev = l->tail;					\
-		if (l->tail && (t = at(q, l->tail)))			\
+		if (l->tail && (t = at(inst, l->tail)))			\
 			t->link.next = idx;				\
 		else							\
 			l->head = idx;					\
 		l->tail = idx;						\
 	}								\
 	/* Unlink entry e, index idx, from l. */			\
-	static __always_inline void name##_del(const struct bq_instance *q, \
+	static __always_inline void name##_del(const struct bq_instance *inst, \
 					       struct bq_list *l, T *e, __u32 idx) \
 	{								\
 		T *n;							\
 									\
-		if (e->link.prev && (n = at(q, e->link.prev)))		\
+		if (e->link.prev && (n = at(inst, e->link.prev)))		\
 			n->link.next = e->link.next;			\
 		else							\
 			l->head = e->link.next;				\
-		if (e->link.next && (n = at(q, e->link.next)))		\
+		if (e->link.next && (n = at(inst, e->link.next)))		\
 			n->link.prev = e->link.prev;			\
 		else							\
 			l->tail = e->link.prev;				\

@@ -42,21 +42,21 @@ struct bq_skbq {
 	__u32 len;
 };
 
-static __always_inline struct bq_pkt *bq_pkt(const struct bq_instance *q, u32 idx)
+static __always_inline struct bq_pkt *bq_pkt(const struct bq_instance *inst, u32 idx)
 {
-	return bq_region_lookup(&bq_pool, q, bq_ring_slots, idx);
+	return bq_region_lookup(&bq_pool, inst, bq_ring_slots, idx);
 }
 
 /* An unused entry, or 0 when the instance's region is full. */
-static __always_inline u32 bq_pool_alloc(const struct bq_instance *q, struct bq_pool_state *ps)
+static __always_inline u32 bq_pool_alloc(const struct bq_instance *inst, struct bq_pool_state *ps)
 {
-	struct bq_pkt *p = ps->ids.free ? bq_pkt(q, ps->ids.free) : NULL;
+	struct bq_pkt *p = ps->ids.free ? bq_pkt(inst, ps->ids.free) : NULL;
 
 	return bq_ids_alloc(&ps->ids, bq_ring_slots, p ? p->next : BQ_IDS_UNREAD);
 }
 
 /* Links entry idx (time already set) into sq in time order. */
-static __always_inline void bq_skbq_link(const struct bq_instance *q, struct bq_skbq *sq,
+static __always_inline void bq_skbq_link(const struct bq_instance *inst, struct bq_skbq *sq,
 					 struct bq_pkt *p, u32 idx)
 {
 	struct bq_pkt *t, *c, *prevp;
@@ -69,7 +69,7 @@ static __always_inline void bq_skbq_link(const struct bq_instance *q, struct bq_
 		return;
 	}
 	sq->len++;
-	t = bq_pkt(q, sq->tail);
+	t = bq_pkt(inst, sq->tail);
 	if (!t || p->time >= t->time) {
 		if (t)
 			t->next = idx;
@@ -79,7 +79,7 @@ static __always_inline void bq_skbq_link(const struct bq_instance *q, struct bq_
 	/* Due before the tail: find the first entry due later than p. */
 	cur = sq->head;
 	bpf_for(i, 0, BQ_SKBQ_SORT_MAX) {
-		c = bq_pkt(q, cur);
+		c = bq_pkt(inst, cur);
 		if (!c || c->time > p->time)
 			break;
 		prev = cur;
@@ -94,7 +94,7 @@ static __always_inline void bq_skbq_link(const struct bq_instance *q, struct bq_
 		sq->head = idx;
 		return;
 	}
-	prevp = bq_pkt(q, prev);
+	prevp = bq_pkt(inst, prev);
 	if (prevp)
 		prevp->next = idx;
 }
@@ -104,7 +104,7 @@ static __always_inline void bq_skbq_link(const struct bq_instance *q, struct bq_
  * (bq_enqueued) or, with the instance's region full, drops it as
  * BQ_DROP_NOMEM.
  */
-static __always_inline int bq_skbq_push(struct Qdisc *sch, struct bq_instance *q,
+static __always_inline int bq_skbq_push(struct Qdisc *sch, struct bq_instance *inst,
 					struct bq_pool_state *ps, struct bq_skbq *sq,
 					struct sk_buff *skb, u64 time, u32 aux,
 					struct bpf_sk_buff_ptr *to_free)
@@ -112,34 +112,34 @@ static __always_inline int bq_skbq_push(struct Qdisc *sch, struct bq_instance *q
 	u32 len = bq_pkt_len(skb), idx;
 	struct bq_pkt *p;
 
-	idx = bq_pool_alloc(q, ps);
+	idx = bq_pool_alloc(inst, ps);
 	if (!idx)
-		return bq_drop(sch, q, skb, to_free, BQ_DROP_NOMEM);
-	p = bq_pkt(q, idx);
+		return bq_drop(sch, inst, skb, to_free, BQ_DROP_NOMEM);
+	p = bq_pkt(inst, idx);
 	if (!p)
-		return bq_drop(sch, q, skb, to_free, BQ_DROP_NOMEM);
+		return bq_drop(sch, inst, skb, to_free, BQ_DROP_NOMEM);
 	p->time = time;
 	p->aux = aux;
 	skb = bpf_kptr_xchg(&p->skb, skb);
 	if (skb)	/* entry unexpectedly busy: that skb is lost state */
 		bpf_kfree_skb(skb);
-	bq_skbq_link(q, sq, p, idx);
-	bq_enqueued(sch, q, len);
+	bq_skbq_link(inst, sq, p, idx);
+	bq_enqueued(sch, inst, len);
 	return NET_XMIT_SUCCESS;
 }
 
 /* sq's first entry, to read before a pop; NULL if sq is empty. */
-static __always_inline struct bq_pkt *bq_skbq_head(const struct bq_instance *q,
+static __always_inline struct bq_pkt *bq_skbq_head(const struct bq_instance *inst,
 						   const struct bq_skbq *sq)
 {
-	return sq->len ? bq_pkt(q, sq->head) : NULL;
+	return sq->len ? bq_pkt(inst, sq->head) : NULL;
 }
 
 /* Departure time of sq's first packet; false if sq is empty. */
-static __always_inline bool bq_skbq_head_time(const struct bq_instance *q,
+static __always_inline bool bq_skbq_head_time(const struct bq_instance *inst,
 					      const struct bq_skbq *sq, u64 *time)
 {
-	struct bq_pkt *p = bq_skbq_head(q, sq);
+	struct bq_pkt *p = bq_skbq_head(inst, sq);
 
 	if (!p)
 		return false;
@@ -148,7 +148,7 @@ static __always_inline bool bq_skbq_head_time(const struct bq_instance *q,
 }
 
 /* Take sq's first packet (NULL if empty); pass it to bq_dequeued(). */
-static __always_inline struct sk_buff *bq_skbq_pop(const struct bq_instance *q,
+static __always_inline struct sk_buff *bq_skbq_pop(const struct bq_instance *inst,
 						   struct bq_pool_state *ps,
 						   struct bq_skbq *sq)
 {
@@ -157,7 +157,7 @@ static __always_inline struct sk_buff *bq_skbq_pop(const struct bq_instance *q,
 
 	if (!sq->len || !idx)
 		return NULL;
-	p = bq_pkt(q, idx);
+	p = bq_pkt(inst, idx);
 	if (!p)
 		return NULL;
 	sq->head = p->next;
@@ -171,7 +171,7 @@ static __always_inline struct sk_buff *bq_skbq_pop(const struct bq_instance *q,
  * Free every packet of the instance, whatever queue holds it (reset,
  * destroy); the caller then empties its queues. The pool is empty after.
  */
-static __always_inline void bq_pool_purge(struct Qdisc *sch, const struct bq_instance *q,
+static __always_inline void bq_pool_purge(struct Qdisc *sch, const struct bq_instance *inst,
 					  struct bq_pool_state *ps)
 {
 	struct sk_buff *skb;
@@ -179,7 +179,7 @@ static __always_inline void bq_pool_purge(struct Qdisc *sch, const struct bq_ins
 	u32 i;
 
 	bpf_for(i, 1, ps->ids.hwm + 1) {
-		p = bq_pkt(q, i);
+		p = bq_pkt(inst, i);
 		if (!p)
 			continue;
 		skb = bpf_kptr_xchg(&p->skb, NULL);

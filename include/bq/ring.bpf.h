@@ -23,10 +23,10 @@ struct bq_ring {
 	__u32 tail;		/* next ring index to fill */
 };
 
-static __always_inline struct bq_skb_slot *bq_ring_slot(const struct bq_instance *q,
+static __always_inline struct bq_skb_slot *bq_ring_slot(const struct bq_instance *inst,
 							u32 idx)
 {
-	return bq_region_lookup(&bq_ring, q, bq_ring_slots, idx);
+	return bq_region_lookup(&bq_ring, inst, bq_ring_slots, idx);
 }
 
 static __always_inline u32 bq_ring_len(const struct bq_ring *r)
@@ -38,7 +38,7 @@ static __always_inline u32 bq_ring_len(const struct bq_ring *r)
  * Queue skb at the tail. The caller checked the limit, which the loader
  * keeps below bq_ring_slots; a full ring still drops rather than overwrite.
  */
-static __always_inline int bq_ring_push(struct Qdisc *sch, struct bq_instance *q,
+static __always_inline int bq_ring_push(struct Qdisc *sch, struct bq_instance *inst,
 					struct bq_ring *r, struct sk_buff *skb,
 					struct bpf_sk_buff_ptr *to_free)
 {
@@ -46,27 +46,27 @@ static __always_inline int bq_ring_push(struct Qdisc *sch, struct bq_instance *q
 	u32 len = bq_pkt_len(skb);
 
 	if (bq_ring_len(r) >= bq_ring_slots)
-		return bq_drop(sch, q, skb, to_free, BQ_DROP_OVERLIMIT);
-	s = bq_ring_slot(q, r->tail);
+		return bq_drop(sch, inst, skb, to_free, BQ_DROP_OVERLIMIT);
+	s = bq_ring_slot(inst, r->tail);
 	if (!s)
-		return bq_drop(sch, q, skb, to_free, BQ_DROP_NOMEM);
+		return bq_drop(sch, inst, skb, to_free, BQ_DROP_NOMEM);
 	skb = bpf_kptr_xchg(&s->skb, skb);
 	if (skb)	/* slot unexpectedly busy: the old skb is lost state */
 		bpf_kfree_skb(skb);
 	r->tail++;
-	bq_enqueued(sch, q, len);
+	bq_enqueued(sch, inst, len);
 	return NET_XMIT_SUCCESS;
 }
 
 /* The oldest skb, or NULL; pass it to bq_dequeued(). */
-static __always_inline struct sk_buff *bq_ring_pop(const struct bq_instance *q,
+static __always_inline struct sk_buff *bq_ring_pop(const struct bq_instance *inst,
 						   struct bq_ring *r)
 {
 	struct bq_skb_slot *s;
 
 	if (!bq_ring_len(r))
 		return NULL;
-	s = bq_ring_slot(q, r->head);
+	s = bq_ring_slot(inst, r->head);
 	if (!s)
 		return NULL;
 	r->head++;
@@ -74,14 +74,14 @@ static __always_inline struct sk_buff *bq_ring_pop(const struct bq_instance *q,
 }
 
 /* Free every queued skb (the kind's purge hook: reset and destroy). */
-static __always_inline void bq_ring_purge(struct Qdisc *sch, const struct bq_instance *q,
+static __always_inline void bq_ring_purge(struct Qdisc *sch, const struct bq_instance *inst,
 					  struct bq_ring *r)
 {
 	struct sk_buff *skb;
 	u32 n = bq_ring_len(r), i;
 
 	bpf_for(i, 0, n) {
-		skb = bq_ring_pop(q, r);
+		skb = bq_ring_pop(inst, r);
 		if (skb)
 			bq_purged(sch, skb);
 	}

@@ -31,15 +31,15 @@ struct bq_tq {
 	__u32 pad;
 };
 
-static __always_inline struct bq_tq_ent *bq_tq_ent(const struct bq_instance *q, u32 i)
+static __always_inline struct bq_tq_ent *bq_tq_ent(const struct bq_instance *inst, u32 i)
 {
-	return bq_region_lookup(&bq_timeq, q, bq_ring_slots, i);
+	return bq_region_lookup(&bq_timeq, inst, bq_ring_slots, i);
 }
 
 /* Entry i becomes (time, val): where a sift ends. */
-static __always_inline void bq_tq_set(const struct bq_instance *q, u32 i, u64 time, u32 val)
+static __always_inline void bq_tq_set(const struct bq_instance *inst, u32 i, u64 time, u32 val)
 {
-	struct bq_tq_ent *e = bq_tq_ent(q, i);
+	struct bq_tq_ent *e = bq_tq_ent(inst, i);
 
 	if (e) {
 		e->time = time;
@@ -48,7 +48,7 @@ static __always_inline void bq_tq_set(const struct bq_instance *q, u32 i, u64 ti
 }
 
 /* 0, or -ENOSPC when the instance's heap is full. */
-static __always_inline int bq_tq_push(const struct bq_instance *q, struct bq_tq *tq,
+static __always_inline int bq_tq_push(const struct bq_instance *inst, struct bq_tq *tq,
 				      u64 time, u32 val)
 {
 	struct bq_tq_ent *pe, *ce;
@@ -61,26 +61,26 @@ static __always_inline int bq_tq_push(const struct bq_instance *q, struct bq_tq 
 		if (i <= 1)
 			break;
 		par = i >> 1;
-		pe = bq_tq_ent(q, par);
-		ce = bq_tq_ent(q, i);
+		pe = bq_tq_ent(inst, par);
+		ce = bq_tq_ent(inst, i);
 		if (!pe || !ce || pe->time <= time)
 			break;
 		*ce = *pe;
 		i = par;
 	}
-	bq_tq_set(q, i, time, val);
+	bq_tq_set(inst, i, time, val);
 	return 0;
 }
 
 /* The earliest item; false if empty. */
-static __always_inline bool bq_tq_peek(const struct bq_instance *q, const struct bq_tq *tq,
+static __always_inline bool bq_tq_peek(const struct bq_instance *inst, const struct bq_tq *tq,
 				       u64 *time, u32 *val)
 {
 	struct bq_tq_ent *e;
 
 	if (!tq->len)
 		return false;
-	e = bq_tq_ent(q, 1);
+	e = bq_tq_ent(inst, 1);
 	if (!e)
 		return false;
 	*time = e->time;
@@ -89,7 +89,7 @@ static __always_inline bool bq_tq_peek(const struct bq_instance *q, const struct
 }
 
 /* Remove the earliest item. */
-static __always_inline void bq_tq_pop(const struct bq_instance *q, struct bq_tq *tq)
+static __always_inline void bq_tq_pop(const struct bq_instance *inst, struct bq_tq *tq)
 {
 	struct bq_tq_ent *e, *ce, *ce2, *ie;
 	u64 ltime;
@@ -97,7 +97,7 @@ static __always_inline void bq_tq_pop(const struct bq_instance *q, struct bq_tq 
 
 	if (!tq->len)
 		return;
-	e = bq_tq_ent(q, tq->len);
+	e = bq_tq_ent(inst, tq->len);
 	len = --tq->len;
 	if (!e || !len)
 		return;
@@ -107,11 +107,11 @@ static __always_inline void bq_tq_pop(const struct bq_instance *q, struct bq_tq 
 		c = i << 1;
 		if (c > len)
 			break;
-		ce = bq_tq_ent(q, c);
+		ce = bq_tq_ent(inst, c);
 		if (!ce)
 			break;
 		if (c + 1 <= len) {
-			ce2 = bq_tq_ent(q, c + 1);
+			ce2 = bq_tq_ent(inst, c + 1);
 			if (ce2 && ce2->time < ce->time) {
 				ce = ce2;
 				c++;
@@ -119,12 +119,12 @@ static __always_inline void bq_tq_pop(const struct bq_instance *q, struct bq_tq 
 		}
 		if (ltime <= ce->time)
 			break;
-		ie = bq_tq_ent(q, i);
+		ie = bq_tq_ent(inst, i);
 		if (!ie)
 			break;
 		*ie = *ce;
 		i = c;
 	}
-	bq_tq_set(q, i, ltime, lval);
+	bq_tq_set(inst, i, ltime, lval);
 }
 #endif /* BQ_TIMEQ_BPF_H */

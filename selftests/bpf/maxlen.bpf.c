@@ -72,22 +72,22 @@ BQ_CLASS_AGGS(maxlen_aggs, struct maxlen_agg, mark, 0, "marks",
 );
 
 /* The aggregate of mark, found or made; NULL when all MAXLEN_AGGS are taken. */
-static __noinline struct maxlen_agg *agg_of(struct bq_instance *q, struct maxlen_sched *st,
+static __noinline struct maxlen_agg *agg_of(struct bq_instance *inst, struct maxlen_sched *q,
 					    u64 mark)
 {
 	struct maxlen_agg *a;
 	u32 i;
 
 	bpf_for(i, 0, MAXLEN_AGGS) {
-		a = bq_region_lookup(&maxlen_aggs, q, MAXLEN_AGGS, i);
+		a = bq_region_lookup(&maxlen_aggs, inst, MAXLEN_AGGS, i);
 		if (!a)
 			return NULL;
-		if (i < st->naggs && a->mark == mark)
+		if (i < q->naggs && a->mark == mark)
 			return a;
-		if (i == st->naggs) {
+		if (i == q->naggs) {
 			__builtin_memset(a, 0, sizeof(*a));
 			a->mark = mark;
-			st->naggs = q->cnt.x[X_MARKS] = i + 1;
+			q->naggs = inst->cnt.x[X_MARKS] = i + 1;
 			return a;
 		}
 	}
@@ -97,54 +97,54 @@ static __noinline struct maxlen_agg *agg_of(struct bq_instance *q, struct maxlen
 BQ_ENQUEUE(maxlen)
 {
 	const struct maxlen_params *p;
-	struct bq_instance *q;
-	struct maxlen_sched *st = bq_enter(sch, &q, &p);
+	struct bq_instance *inst;
+	struct maxlen_sched *q = bq_enter(sch, &inst, &p);
 	struct maxlen_class *c;
 	struct maxlen_agg *a;
 	u64 maxlen;
 
-	if (!st)
-		return bq_drop(sch, q, skb, to_free, BQ_DROP_NO_INSTANCE);
+	if (!q)
+		return bq_drop(sch, inst, skb, to_free, BQ_DROP_NO_INSTANCE);
 	if (sch->q.qlen >= p->limit)
-		return bq_drop(sch, q, skb, to_free, BQ_DROP_OVERLIMIT);
-	c = bq_class(q, skb->mark);
+		return bq_drop(sch, inst, skb, to_free, BQ_DROP_OVERLIMIT);
+	c = bq_class(inst, skb->mark);
 	maxlen = c ? c->maxlen : p->maxlen;
-	a = agg_of(q, st, skb->mark);
+	a = agg_of(inst, q, skb->mark);
 	if (bq_pkt_len(skb) > maxlen) {
 		if (a)
 			a->too_long++;
-		return bq_drop(sch, q, skb, to_free, MAXLEN_DROP_LONG);
+		return bq_drop(sch, inst, skb, to_free, MAXLEN_DROP_LONG);
 	}
 	if (a)
 		a->pkts++;
-	return bq_ring_push(sch, q, &st->ring, skb, to_free);
+	return bq_ring_push(sch, inst, &q->ring, skb, to_free);
 }
 
 /* bpf_fifo's dequeue: the kernel dequeues until NULL. */
 BQ_DEQUEUE(maxlen)
 {
-	struct bq_instance *q = sch->q.qlen ? bq_instance(sch) : NULL;
-	struct maxlen_sched *st = q ? bq_state(q) : NULL;
+	struct bq_instance *inst = sch->q.qlen ? bq_instance(sch) : NULL;
+	struct maxlen_sched *q = inst ? bq_state(inst) : NULL;
 
-	return st ? bq_dequeued(sch, q, bq_ring_pop(q, &st->ring)) : NULL;
+	return q ? bq_dequeued(sch, inst, bq_ring_pop(inst, &q->ring)) : NULL;
 }
 
 /* A zeroed state is empty: the ring, no aggregate. */
-static int maxlen_setup(struct bq_instance *q, struct maxlen_sched *st)
+static int maxlen_setup(struct bq_instance *inst, struct maxlen_sched *q)
 {
 	return 0;
 }
 
-static __always_inline void maxlen_purge(struct Qdisc *sch, struct bq_instance *q,
-					 struct maxlen_sched *st)
+static __always_inline void maxlen_purge(struct Qdisc *sch, struct bq_instance *inst,
+					 struct maxlen_sched *q)
 {
-	bq_ring_purge(sch, q, &st->ring);
-	q->cnt.x[X_MARKS] = 0;
+	bq_ring_purge(sch, inst, &q->ring);
+	inst->cnt.x[X_MARKS] = 0;
 }
 
-static __always_inline void maxlen_release(struct bq_instance *q, struct maxlen_sched *st)
+static __always_inline void maxlen_release(struct bq_instance *inst, struct maxlen_sched *q)
 {
-	bq_classes_forget(q);
+	bq_classes_forget(inst);
 }
 
 BQ_QDISC_OPS(maxlen, maxlen_setup, maxlen_purge, maxlen_release);

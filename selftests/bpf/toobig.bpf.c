@@ -28,16 +28,16 @@ BQ_STATE(struct toobig_sched);
 BQ_ENQUEUE(toobig)
 {
 	const struct toobig_params *p;
-	struct bq_instance *q;
+	struct bq_instance *inst;
 	volatile u64 sum = 0;
 
-	bq_enter(sch, &q, &p);
+	bq_enter(sch, &inst, &p);
 
 	/* A counter the verifier knows exactly: it walks every iteration. */
 #pragma clang loop unroll(disable)
 	for (u32 i = 0; i < 1000000; i++)
 		sum += i;
-	return bq_drop(sch, q, skb, to_free, BQ_DROP_OVERLIMIT);
+	return bq_drop(sch, inst, skb, to_free, BQ_DROP_OVERLIMIT);
 }
 
 BQ_DEQUEUE(toobig)
@@ -45,13 +45,13 @@ BQ_DEQUEUE(toobig)
 	return NULL;
 }
 
-static int toobig_setup(struct bq_instance *q, struct toobig_sched *st)
+static int toobig_setup(struct bq_instance *inst, struct toobig_sched *q)
 {
 	return 0;
 }
 
-static __always_inline void toobig_purge(struct Qdisc *sch, struct bq_instance *q,
-					 struct toobig_sched *st)
+static __always_inline void toobig_purge(struct Qdisc *sch, struct bq_instance *inst,
+					 struct toobig_sched *q)
 {
 }
 
