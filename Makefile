@@ -112,7 +112,7 @@ $(BIN)/bpfqdisc: $(OUTPUT)/bpfqdisc.o $(LIB_OBJS) | $(BIN)
 
 # The CLI of the kernel tests that load objects made to fail: the qdiscs of
 # selftests/bpf/qdiscs.def (src/qdiscs.def's and TEST_KINDS) in its registry.
-TEST_KINDS := toobig
+TEST_KINDS := toobig maxlen
 TEST_SKELS := $(patsubst %,$(OUTPUT)/%.skel.h,$(TEST_KINDS))
 $(OUTPUT)/test_skels.h: $(OUTPUT)/skels.h $(TEST_SKELS)
 	$(call msg,GEN,$@)
@@ -227,14 +227,16 @@ uninstall:
 HBM_SRCS := $(wildcard src/hbm/*.c)
 all: $(BIN)/hbm
 $(OUTPUT)/hbm.bpf.o $(OUTPUT)/hbm_cg.bpf.o $(OUTPUT)/hbm_cg_edt.bpf.o: include/hbm.h bpf/hbm_cg.bpf.h bpf/hbm_edt.bpf.h include/hbm_verdict.h
-$(OUTPUT)/class.o: include/hbm.h
 # It shares the pin directory check (src/pindir.c) and src/sys.c with bpfqdisc.
 $(BIN)/hbm: $(HBM_SRCS) src/sys.c src/lib.h src/pindir.c src/pindir.h src/hbm/hbm_tool.h include/hbm.h $(OUTPUT)/hbm_cg.skel.h $(OUTPUT)/hbm_cg_edt.skel.h | $(BIN) check-deps
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) -Isrc -Isrc/hbm $(HBM_SRCS) src/sys.c src/pindir.c $(LDLIBS) -o $@
 # Harnesses that compile a CLI's source in (its parsers are static).
 $(BIN)/fuzz_hbm: $(HBM_SRCS) src/hbm/hbm_tool.h include/hbm.h $(OUTPUT)/hbm_cg.skel.h $(OUTPUT)/hbm_cg_edt.skel.h
-$(BIN)/fuzz_class: src/class.c include/hbm.h
+# Its fields are those of the registry's kinds with classes: the loader
+# reads them from the embedded objects.
+$(BIN)/fuzz_class: FUZZ_SRCS += src/loader.c src/qdiscs.c
+$(BIN)/fuzz_class: src/class.c src/loader.c src/qdiscs.c src/qdiscs.def $(OUTPUT)/skels.h
 # make install puts hbm beside bpfqdisc (its BPF objects are in BPF_OBJS).
 INSTALLED += $(SBINDIR)/hbm
 install: install-hbm

@@ -11,12 +11,13 @@
  * key 0. A socket's key is the deepest cgroup with a class among its own
  * and its ancestors (cgroup_key), so that a child cgroup is no way out of
  * a class. An aggregate's rate is its class's (`bpfqdisc class add ...
- * rate`, the hbm_classes map) or else the rate parameter; rate 0 is not
- * limited. A qdisc has at most HBM_AGGS - 1 aggregates; an idle one is
- * reused for a new key (agg_reclaim), and a key with no room (counted:
- * agg_overflow) fails closed: with a class it shares the overflow
- * aggregate (entry 0) at the lower of its class's rate and the parameter,
- * without one it shares aggregate 1 (key 0's), at the parameter.
+ * rate`, the hbm_classes map, declared with BQ_CLASSES) or else the rate
+ * parameter; rate 0 is not limited. A qdisc has at most HBM_AGGS - 1
+ * aggregates; an idle one is reused for a new key (agg_reclaim), and a key
+ * with no room (counted: agg_overflow) fails closed: with a class it
+ * shares the overflow aggregate (entry 0) at the lower of its class's rate
+ * and the parameter, without one it shares aggregate 1 (key 0's), at the
+ * parameter.
  *
  * Pacing, per aggregate, as the cgroup EDT program does: a departure clock
  * that each packet moves by len / rate, with len in IP bytes (include/hbm.h:
@@ -69,7 +70,7 @@
  * aggregate), aggregates in a per-instance region of hbm_aggs, found by key
  * through hbm_agg_ids. Nothing is allocated per packet.
  */
-#include "bq/core.bpf.h"
+#include "bq/class.bpf.h"
 #include "bq/pool.bpf.h"
 #include "bq/timeq.bpf.h"
 #include <bpf/bpf_endian.h>
@@ -88,6 +89,8 @@ char LICENSE[] SEC("license") = "GPL";
 #define TCP_NEW_SYN_RECV	12
 #define TC_ACT_OK		0
 
+#define HBM_AGGS		256	/* aggregates per qdisc; entry 0: the overflow */
+#define HBM_MAX_RATE		12500000000ULL	/* bytes per second: 100 Gbit/s */
 #define HBM_AGG_OVERFLOW	0	/* classes the table has no room for */
 #define HBM_AGG_DEFAULT		1	/* key 0, and other keys with no room */
 #define HBM_AGE_SCAN		16	/* aggregates a new key may look at */
@@ -105,13 +108,13 @@ char LICENSE[] SEC("license") = "GPL";
 
 struct hbm_params {
 	__u64 rate;		/* bytes per second of an aggregate without a class */
-	__u64 classify;		/* enum hbm_classify: what names an aggregate */
+	__u64 classify;		/* enum bq_class_by: what names an aggregate */
 	__u64 limit;		/* packets */
 };
 
 BQ_PARAMS(struct hbm_params,
-	BQ_PARAM(rate, BQ_UNIT_RATE, 0, 0, 12500000000ULL),	/* 0: not limited; 100 Gbit/s */
-	BQ_PARAM(classify, BQ_UNIT_COUNT, HBM_BY_CGROUP, HBM_BY_CGROUP, HBM_BY_PRIORITY),
+	BQ_PARAM(rate, BQ_UNIT_RATE, 0, 0, HBM_MAX_RATE),	/* 0: not limited */
+	BQ_PARAM(classify, BQ_UNIT_COUNT, BQ_BY_CGROUP, BQ_BY_CGROUP, BQ_BY_PRIORITY),
 	BQ_PARAM(limit, BQ_UNIT_COUNT, 10000, 1, 1 << 24),
 );
 
@@ -143,6 +146,23 @@ struct hbm_sched {
 	__u64 win_start, win_bytes;	/* the rate_bytes_per_second window */
 };
 
+/* A class: the rate of one key of one qdisc, written by `bpfqdisc class`. */
+struct hbm_class {
+	__u64 rate;		/* IP bytes per second, > 0 */
+};
+
+/* What class show prints of an aggregate, and test_slot_reuse reads. */
+struct hbm_agg_info {
+	__u64 id;		/* the key; aggregate 1 also takes unclassed overflow */
+	__u64 rate;		/* the rate its last packet saw (0: not limited) */
+	__u64 clock;		/* departure clock, ns (CLOCK_MONOTONIC) */
+	__u64 mark_ns;		/* the mark threshold at that rate */
+	__u64 pkts, bytes;	/* accepted: skbs, IP bytes */
+	__u64 drops;		/* beyond the drop horizon */
+	__u64 marks;		/* beyond the mark threshold */
+	__u64 ce;		/* CE set by the companion marker */
+};
+
 struct hbm_flowq {
 	struct bq_skbq q;
 	s32 credit;			/* bytes left in its turn; < 0: owed */
@@ -150,7 +170,7 @@ struct hbm_flowq {
 };
 
 struct hbm_agg {
-	struct hbm_agg_info info;	/* what user space reads */
+	struct hbm_agg_info info;	/* what class show reads */
 	u64 next;			/* departure time of its next packet */
 	u64 idle_after;			/* empty until then: reusable */
 	u32 qlen;			/* packets in all its flow queues */
@@ -161,11 +181,20 @@ struct hbm_agg {
 
 BQ_STATE(struct hbm_sched);
 
-/* Aggregates, their ids and classes: HBM_AGGS per instance. */
+/* Aggregates, their ids (gen 0) and classes: HBM_AGGS per instance. */
 BQ_SLOT_MAP(hbm_aggs, BPF_MAP_TYPE_ARRAY, u32, struct hbm_agg, HBM_AGGS, BQ_MAP_PIN);
-BQ_SLOT_MAP(hbm_agg_ids, BPF_MAP_TYPE_HASH, struct hbm_class_key, u32, HBM_AGGS, 0);
-BQ_SLOT_MAP(hbm_classes, BPF_MAP_TYPE_HASH, struct hbm_class_key, struct hbm_class, HBM_AGGS,
-	    BQ_MAP_PIN);
+BQ_SLOT_MAP(hbm_agg_ids, BPF_MAP_TYPE_HASH, struct bq_class_key, u32, HBM_AGGS, 0);
+BQ_CLASSES(hbm_classes, struct hbm_class, HBM_AGGS, BQ_CLASS_BY_PARAM(classify),
+	BQ_CLASS_FIELD(rate, BQ_UNIT_RATE, 1, HBM_MAX_RATE, "rate", "unlimited"),
+);
+/* Aggregate 0 is the overflow's, shared: class show starts at 1. */
+BQ_CLASS_AGGS(hbm_aggs, struct hbm_agg, info.id, 1, "aggregates",
+	BQ_CLASS_COUNTER("pkts", info.pkts),
+	BQ_CLASS_COUNTER("bytes", info.bytes),
+	BQ_CLASS_COUNTER("marked", info.marks),
+	BQ_CLASS_COUNTER("ce_marked", info.ce),
+	BQ_CLASS_COUNTER("dropped", info.drops),
+);
 
 void *bpf_cast_to_kern_ctx(void *obj) __ksym;
 
@@ -177,14 +206,6 @@ static __always_inline bool full_sock(struct sock *sk)
 	u8 state = BPF_CORE_READ(sk, __sk_common.skc_state);
 
 	return state != TCP_TIME_WAIT && state != TCP_NEW_SYN_RECV;
-}
-
-/* The class of key id in inst, or NULL. */
-static __always_inline struct hbm_class *class_of(const struct bq_instance *inst, u64 id)
-{
-	struct hbm_class_key k = { .slot = inst->slot, .gen = inst->created_ns, .id = id };
-
-	return bpf_map_lookup_elem(&hbm_classes, &k);
 }
 
 /*
@@ -209,10 +230,10 @@ static __always_inline u64 cgroup_key(const struct bq_instance *inst, struct soc
 		    !anc)
 			break;
 		id = BPF_CORE_READ(anc, kn, id);
-		if (class_of(inst, id))
+		if (bq_class(inst, id))
 			key = id;
 	}
-	if (level >= HBM_CG_LEVELS && class_of(inst, own))
+	if (level >= HBM_CG_LEVELS && bq_class(inst, own))
 		key = own;
 	return key;
 }
@@ -223,9 +244,9 @@ static __always_inline u64 agg_key(const struct bq_instance *inst, struct sk_buf
 {
 	struct sock *sk;
 
-	if (classify == HBM_BY_MARK)
+	if (classify == BQ_BY_MARK)
 		return BPF_CORE_READ(skb, mark);
-	if (classify == HBM_BY_PRIORITY)
+	if (classify == BQ_BY_PRIORITY)
 		return BPF_CORE_READ(skb, priority);
 	sk = BPF_CORE_READ(skb, sk);
 	if (!sk || !full_sock(sk))
@@ -328,7 +349,7 @@ static __always_inline struct hbm_agg *agg_at(const struct bq_instance *inst, u3
  */
 static __noinline u32 agg_reclaim(struct bq_instance *inst, struct hbm_sched *q, u64 now)
 {
-	struct hbm_class_key k = { .slot = inst->slot };
+	struct bq_class_key k = { .slot = inst->slot };
 	struct hbm_agg *a;
 	u32 i, idx;
 
@@ -353,7 +374,7 @@ static __noinline u32 agg_reclaim(struct bq_instance *inst, struct hbm_sched *q,
  */
 static __noinline u32 agg_find(struct bq_instance *inst, struct hbm_sched *q, u64 id, u64 now)
 {
-	struct hbm_class_key k = { .slot = inst->slot, .id = id };
+	struct bq_class_key k = { .slot = inst->slot, .id = id };
 	struct hbm_agg *a;
 	u32 *found, idx;
 
@@ -364,7 +385,7 @@ static __noinline u32 agg_find(struct bq_instance *inst, struct hbm_sched *q, u6
 	a = idx ? agg_at(inst, idx) : NULL;
 	if (!a || bpf_map_update_elem(&hbm_agg_ids, &k, &idx, BPF_NOEXIST)) {
 		inst->cnt.x[X_OVERFLOW]++;
-		return class_of(inst, id) ? HBM_AGG_OVERFLOW : HBM_AGG_DEFAULT;
+		return bq_class(inst, id) ? HBM_AGG_OVERFLOW : HBM_AGG_DEFAULT;
 	}
 	__builtin_memset(a, 0, sizeof(*a));
 	a->info.id = id;
@@ -383,7 +404,7 @@ static __noinline u32 agg_find(struct bq_instance *inst, struct hbm_sched *q, u6
 static __always_inline u64 agg_rate(const struct bq_instance *inst, const struct hbm_params *p,
 				    u32 idx, u64 id)
 {
-	struct hbm_class *c = class_of(inst, id);
+	struct hbm_class *c = bq_class(inst, id);
 	u64 def = p->rate;
 
 	if (!c)
@@ -644,7 +665,7 @@ static int hbm_setup(struct bq_instance *inst, struct hbm_sched *q)
 /* Free every packet and aggregate. */
 static __noinline void hbm_purge(struct Qdisc *sch, struct bq_instance *inst, struct hbm_sched *q)
 {
-	struct hbm_class_key k = { .slot = inst->slot };
+	struct bq_class_key k = { .slot = inst->slot };
 	struct hbm_agg *a;
 	u32 i;
 
@@ -659,20 +680,10 @@ static __noinline void hbm_purge(struct Qdisc *sch, struct bq_instance *inst, st
 	inst->cnt.x[X_AGGS] = 0;
 }
 
-static long forget_class(struct bpf_map *map, struct hbm_class_key *k, struct hbm_class *c,
-			 u32 *slot)
-{
-	if (k->slot == *slot)
-		bpf_map_delete_elem(map, k);
-	return 0;
-}
-
 /* Classes are configuration: a reset keeps them, the qdisc's end does not. */
 static __always_inline void hbm_release(struct bq_instance *inst, struct hbm_sched *q)
 {
-	u32 slot = inst->slot;
-
-	bpf_for_each_map_elem(&hbm_classes, forget_class, &slot, 0);
+	bq_classes_forget(inst);
 }
 
 BQ_QDISC_OPS(hbm, hbm_setup, hbm_purge, hbm_release);
@@ -720,7 +731,7 @@ int hbm_mark(struct __sk_buff *ctx)
 	struct sk_buff *skb = bpf_cast_to_kern_ctx(ctx);
 	struct bq_instance *inst = mark_instance(skb);
 	const struct hbm_params *p = inst ? bq_kind_params(bq_params_of(inst)) : NULL;
-	struct hbm_class_key k = {};
+	struct bq_class_key k = {};
 	struct hbm_agg *a;
 	u32 *idx;
 

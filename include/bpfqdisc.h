@@ -127,6 +127,78 @@ struct bq_map_desc {
 	__u32 flags;
 };
 
+/*
+ * Classes (`bpfqdisc class add|change|del|show`): settings for one
+ * aggregate of one qdisc, an aggregate being the traffic of one key: a
+ * cgroup, an skb mark or an skb priority (enum bq_class_by). A kind
+ * declares them in its .bpf.c, as it does its parameters:
+ *   BQ_CLASSES()     its class map, HASH struct bq_class_key -> the kind's
+ *                    struct of fields, what names its aggregates, and the
+ *                    fields (.rodata.bq_classes, .rodata.bq_class_fields)
+ *   BQ_CLASS_AGGS()  optional: the slot map of its aggregates, whose
+ *                    counters class show prints (.rodata.bq_class_aggs,
+ *                    .rodata.bq_class_counters)
+ * and src/class.c does the rest from what the loader reads of them.
+ */
+enum bq_class_by {
+	BQ_BY_CGROUP,		/* cgroup v2 id of the sending socket */
+	BQ_BY_MARK,		/* skb->mark (SO_MARK, iptables MARK) */
+	BQ_BY_PRIORITY,		/* skb->priority (SO_PRIORITY) */
+	BQ_BY_KEYS,
+};
+
+/*
+ * gen: the created_ns of the qdisc the class is for. A class written for
+ * a qdisc that tc replaced meanwhile, whose slot a new one took, is then
+ * one the new qdisc never reads.
+ */
+struct bq_class_key {
+	__u32 slot;		/* the qdisc's bq_instance.slot */
+	__u32 pad;
+	__u64 gen;
+	__u64 id;		/* cgroup id, mark or priority */
+};
+
+#define BQ_MAX_CLASS_FIELDS	8	/* fields of a class, counters of an aggregate */
+
+/*
+ * A field of a class (a __u32 or __u64 of the class map's value), parsed
+ * and printed in its unit within [min, max]; or a counter of an aggregate
+ * (a __u64 of its entry, unit BQ_UNIT_COUNT).
+ */
+struct bq_class_field {
+	char name[24];
+	__u32 unit;		/* enum bq_unit */
+	__u32 offset;		/* in the value */
+	__u32 size;		/* 4 or 8 */
+	__u32 pad;
+	__u64 min;
+	__u64 max;
+	char param[24];		/* the parameter an aggregate without a class has
+				 * instead; "": 0 */
+	char zero[16];		/* what 0 means, printed instead ("unlimited"); "": 0 */
+};
+
+struct bq_class_desc {
+	char map[24];		/* the class map */
+	char by_param[24];	/* the parameter (enum bq_class_by) that says what
+				 * names an aggregate; "": always by */
+	__u32 by;
+	__u32 pad;
+};
+
+/*
+ * The aggregates a qdisc has seen: entries first .. first + n - 1 of its
+ * region of the slot map `map`, n being its statistic `count`; each
+ * entry has its key, a __u64, at offset id.
+ */
+struct bq_class_aggs {
+	char map[24];
+	char count[24];		/* a name of its BQ_XSTATS() */
+	__u32 id;
+	__u32 first;
+};
+
 /* Per-kind parameter values, indexed as the kind's BQ_PARAMS() table: in
  * BPF, the kind's struct of __u64 fields laid over v[]. */
 struct bq_params {

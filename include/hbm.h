@@ -76,48 +76,4 @@ struct hbm_stats {
 	__u64 pkts_turn;	/* sent in a flow's turn (EDT: ahead of the clock) */
 };
 
-/*
- * The bpf_hbm qdisc (bpf/hbm.bpf.c) and `bpfqdisc class` (src/class.c).
- * An aggregate is the traffic of one key: a cgroup id, an skb mark or an skb
- * priority, as the qdisc's classify parameter says.
- *   hbm_classes  HASH   struct hbm_class_key -> struct hbm_class: a rate
- *                       for one key of one qdisc, written by user space
- *   hbm_aggs     ARRAY  slot * HBM_AGGS + i -> aggregate i of that qdisc;
- *                       its first bytes are a struct hbm_agg_info
- */
-#define HBM_AGGS	256	/* aggregates per qdisc; entry 0: the overflow */
-
-enum hbm_classify {
-	HBM_BY_CGROUP,		/* cgroup v2 id of the sending socket */
-	HBM_BY_MARK,		/* skb->mark (SO_MARK, iptables MARK) */
-	HBM_BY_PRIORITY,	/* skb->priority (SO_PRIORITY) */
-};
-
-/*
- * gen, in hbm_classes: the created_ns of the qdisc the class is for. A
- * class written for a qdisc that tc replaced meanwhile, whose slot a new
- * one took, is then one the new qdisc never reads. 0 in hbm_agg_ids.
- */
-struct hbm_class_key {
-	__u32 slot;		/* the qdisc's bq_instance.slot */
-	__u32 pad;
-	__u64 gen;
-	__u64 id;		/* cgroup id, mark or priority */
-};
-
-struct hbm_class {
-	__u64 rate;		/* IP bytes per second, > 0 */
-};
-
-struct hbm_agg_info {
-	__u64 id;		/* the key; aggregate 1 also takes unclassed overflow */
-	__u64 rate;		/* the rate its last packet saw (0: not limited) */
-	__u64 clock;		/* departure clock, ns (CLOCK_MONOTONIC) */
-	__u64 mark_ns;		/* the mark threshold at that rate */
-	__u64 pkts, bytes;	/* accepted: skbs, IP bytes */
-	__u64 drops;		/* beyond the drop horizon */
-	__u64 marks;		/* beyond the mark threshold */
-	__u64 ce;		/* CE set by the companion marker */
-};
-
 #endif /* HBM_H */

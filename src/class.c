@@ -1,18 +1,27 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * bpfqdisc class add|change|del|show: the per-aggregate rates of bpf_hbm.
+ * bpfqdisc class add|change|del|show: settings per aggregate, for kinds that
+ * declare classes (include/bq/class.bpf.h).
  *
- * A class is a rate for one aggregate of one qdisc: a cgroup (given by path,
- * kept as its id), an skb mark or an skb priority, whichever the qdisc's
- * classify parameter says it classifies by. Classes live in the kind's
- * hbm_classes map under the qdisc's slot; the qdisc reads its class on every
- * packet, so a change holds from the next packet on, and forgets them all
- * when it is destroyed. Each add, change or del is one map operation, so
- * writers need no lock: add fails if the class exists, change and del if it
- * does not. show lists the aggregates the qdisc has seen, with their
- * counters, and the classes that have no traffic yet.
+ * A class holds the fields of one aggregate of one qdisc: a cgroup (given
+ * by path, kept as its id), an skb mark or an skb priority, whichever the
+ * kind names its aggregates by. Classes live in the kind's class map under
+ * the qdisc's slot; the qdisc reads its class on every packet, so a change
+ * holds from the next packet on, and forgets them all when it is destroyed.
+ * Each add, change or del is one map operation, so writers need no lock:
+ * add fails if the class exists, change and del if it does not; add and
+ * change give every field. show lists the aggregates the qdisc has seen,
+ * with their counters, and the classes that have no traffic yet.
+ *
+ * Everything about the kind comes from its descriptor (struct
+ * bq_kind_classes): the maps, the fields with their units and ranges, the
+ * counters. The arguments are checked before the qdisc is looked up (and
+ * before privileges are), against every registered kind with classes: input
+ * that none of them takes is refused then, and what the qdisc's own kind
+ * does not take once it is found.
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <errno.h>
 #include <ftw.h>
 #include <net/if.h>
@@ -24,14 +33,12 @@
 #include <sys/vfs.h>
 #include <bpf/bpf.h>
 #include "lib.h"
-#include "hbm.h"
 
 #define TC_H_ROOT		0xFFFFFFFFU
 #define CGROUP2_SUPER_MAGIC	0x63677270
-#define MAX_RATE		12500000000ULL	/* 100 Gbit/s, as the rate parameter */
 
-static const char *const selectors[] = {
-	[HBM_BY_CGROUP] = "cgroup", [HBM_BY_MARK] = "mark", [HBM_BY_PRIORITY] = "priority",
+static const char *const selectors[BQ_BY_KEYS] = {
+	[BQ_BY_CGROUP] = "cgroup", [BQ_BY_MARK] = "mark", [BQ_BY_PRIORITY] = "priority",
 };
 
 struct class_req {
@@ -39,16 +46,21 @@ struct class_req {
 	const char *dev;
 	int ifindex;
 	__u32 parent, handle;
-	int by;			/* enum hbm_classify; -1 when not given */
+	int by;			/* enum bq_class_by; -1 when not given */
 	const char *what;	/* the selector's value as given */
 	__u64 id;
-	const char *rate_text;
-	__u64 rate;
+	/* The fields as given ("rate 10mbit"), then as the kind's. */
+	const char *word[BQ_MAX_CLASS_FIELDS], *text[BQ_MAX_CLASS_FIELDS];
+	int nwords;
+	__u64 val[BQ_MAX_CLASS_FIELDS];
+	__u64 def[BQ_MAX_CLASS_FIELDS];	/* show: the fields of aggregates without a class */
 	bool json;
 	/* The qdisc. */
 	const struct bq_kind *kind;
+	const struct bq_kind_classes *cl;
 	struct bq_instance inst;
 	int classes, aggs;	/* its maps' fds */
+	__u32 class_size, agg_size;	/* their values' sizes */
 };
 
 static int bad(const char *fmt, const char *arg)
@@ -128,9 +140,9 @@ static int parse_selector(struct class_req *r)
 	const char *why;
 	__u64 v;
 
-	if (r->by == HBM_BY_CGROUP)
+	if (r->by == BQ_BY_CGROUP)
 		return cgroup_id(r->what, &r->id);
-	if (r->by == HBM_BY_PRIORITY && strchr(r->what, ':')) {
+	if (r->by == BQ_BY_PRIORITY && strchr(r->what, ':')) {
 		__u32 h;
 
 		if (bq_parse_handle(r->what, &h))
@@ -146,27 +158,159 @@ static int parse_selector(struct class_req *r)
 	return 0;
 }
 
-static int parse_rate(struct class_req *r)
-{
-	const char *why;
+/* --- the kind's fields ---------------------------------------------------- */
 
-	if (bq_parse_value(BQ_UNIT_RATE, r->rate_text, &r->rate, &why)) {
-		bq_err("bad rate '%s': %s", r->rate_text, why);
-		return BQ_EXIT_USAGE;
+static const struct bq_kind_classes *classes_of(const struct bq_kind *k)
+{
+	const struct bq_kind_meta *m = bq_kind_meta(k);
+
+	return m && m->has_classes ? &m->classes : NULL;
+}
+
+static const struct bq_class_field *field_find(const struct bq_kind_classes *cl, const char *name)
+{
+	for (size_t i = 0; i < cl->nfields; i++)
+		if (!strcmp(cl->fields[i].name, name))
+			return &cl->fields[i];
+	return NULL;
+}
+
+/* Whether some kind with classes has a field called name. */
+static bool known_field(const char *name)
+{
+	for (size_t i = 0; i < bq_nkinds; i++) {
+		const struct bq_kind_classes *cl = classes_of(&bq_kinds[i]);
+
+		if (cl && field_find(cl, name))
+			return true;
 	}
-	if (!r->rate || r->rate > MAX_RATE)
-		return bad("rate '%s' out of range (more than 0, at most 100gbit)", r->rate_text);
+	return false;
+}
+
+static const char *unit_example(enum bq_unit unit)
+{
+	static const char *const examples[] = {
+		[BQ_UNIT_COUNT] = "10", [BQ_UNIT_BYTES] = "1514", [BQ_UNIT_TIME] = "10ms",
+		[BQ_UNIT_RATE] = "100mbit", [BQ_UNIT_BOOL] = "on",
+	};
+
+	return unit < sizeof(examples) / sizeof(examples[0]) && examples[unit] ?
+	       examples[unit] : "...";
+}
+
+/* A field's range in words: "more than 0, at most 100Gbit". */
+static const char *range_text(const struct bq_class_field *f, char *buf, size_t len)
+{
+	char lo[32], hi[32];
+
+	bq_format_value(f->unit, f->min, lo, sizeof(lo));
+	bq_format_value(f->unit, f->max, hi, sizeof(hi));
+	if (f->min > 1)
+		snprintf(buf, len, "at least %s, at most %s", lo, hi);
+	else
+		snprintf(buf, len, "%sat most %s", f->min ? "more than 0, " : "", hi);
+	return buf;
+}
+
+static bool in_range(const struct bq_class_field *f, __u64 v)
+{
+	return v >= f->min && v <= f->max && (f->size == 8 || v <= 0xFFFFFFFFULL);
+}
+
+/* The first field of cl not given, if any: "which rate? (rate RATE, e.g. rate 100mbit)". */
+static bool field_missing(const struct bq_kind_classes *cl, const bool *given, char *why,
+			  size_t len)
+{
+	for (size_t i = 0; i < cl->nfields; i++) {
+		const char *name = cl->fields[i].name;
+		char upper[sizeof(cl->fields[i].name)];
+
+		if (given[i])
+			continue;
+		for (size_t c = 0; c < sizeof(upper); c++)
+			upper[c] = toupper((unsigned char)name[c]);
+		snprintf(why, len, "which %s? (%s %s, e.g. %s %s)", name, name, upper, name,
+			 unit_example(cl->fields[i].unit));
+		return true;
+	}
+	return false;
+}
+
+/*
+ * r's field words as the fields of cl into r->val: each one of cl's, in
+ * range, and with add and change every field given. -ENOENT if a word is
+ * none of cl's fields, -EINVAL for anything else wrong; *why says what.
+ */
+static int check_fields(const struct bq_kind_classes *cl, struct class_req *r, char *why,
+			size_t len)
+{
+	bool given[BQ_MAX_CLASS_FIELDS] = {}, all = !strcmp(r->verb, "add") ||
+						    !strcmp(r->verb, "change");
+	char range[96];
+
+	for (int i = 0; i < r->nwords; i++) {
+		const struct bq_class_field *f = field_find(cl, r->word[i]);
+
+		if (!f) {
+			snprintf(why, len, "unknown argument '%s'", r->word[i]);
+			return -ENOENT;
+		}
+		given[f - cl->fields] = true;
+	}
+	if (all && field_missing(cl, given, why, len))
+		return -EINVAL;
+	for (int i = 0; i < r->nwords; i++) {
+		const struct bq_class_field *f = field_find(cl, r->word[i]);
+		const char *bad_value;
+		__u64 v;
+
+		if (bq_parse_value(f->unit, r->text[i], &v, &bad_value)) {
+			snprintf(why, len, "bad %s '%s': %s", f->name, r->text[i], bad_value);
+			return -EINVAL;
+		}
+		if (!in_range(f, v)) {
+			snprintf(why, len, "%s '%s' out of range (%s)", f->name, r->text[i],
+				 range_text(f, range, sizeof(range)));
+			return -EINVAL;
+		}
+		r->val[f - cl->fields] = v;
+	}
 	return 0;
 }
 
-/* dev DEV [root | parent X:Y | handle X:] [SELECTOR VALUE] [rate RATE] [-j] */
+/*
+ * Before the qdisc is known: the fields some kind with classes takes. If
+ * none does, what is wrong for the first that has every field given, or
+ * else for the first.
+ */
+static int check_fields_any(struct class_req *r)
+{
+	char why[256], first[256] = "";
+	bool named = false;
+
+	for (size_t i = 0; i < bq_nkinds; i++) {
+		const struct bq_kind_classes *cl = classes_of(&bq_kinds[i]);
+		int err = cl ? check_fields(cl, r, why, sizeof(why)) : -ENOENT;
+
+		if (!err)
+			return 0;
+		if (cl && (!first[0] || (!named && err != -ENOENT))) {
+			snprintf(first, sizeof(first), "%s", why);
+			named = err != -ENOENT;
+		}
+	}
+	return first[0] ? bad("%s", first) : 0;
+}
+
+/* dev DEV [root | parent X:Y | handle X:] [SELECTOR VALUE] [FIELD VALUE ...] [-j] */
 static int parse_args(int argc, char **argv, struct class_req *r)
 {
 	for (int i = 0; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		bool field = false;
 		int by = -1;
 
-		for (size_t s = 0; s < sizeof(selectors) / sizeof(selectors[0]); s++)
+		for (size_t s = 0; s < BQ_BY_KEYS; s++)
 			if (!strcmp(a, selectors[s]))
 				by = s;
 		if (!strcmp(a, "root")) {
@@ -177,19 +321,24 @@ static int parse_args(int argc, char **argv, struct class_req *r)
 			r->json = true;
 			continue;
 		}
-		if (by < 0 && strcmp(a, "dev") && strcmp(a, "parent") && strcmp(a, "handle") &&
-		    strcmp(a, "rate"))
-			return bad("unknown argument '%s'", a);
+		if (by < 0 && strcmp(a, "dev") && strcmp(a, "parent") && strcmp(a, "handle")) {
+			if (!known_field(a))
+				return bad("unknown argument '%s'", a);
+			field = true;
+		}
 		if (!v)
 			return bad("'%s' needs a value", a);
 		i++;
 		if (by >= 0) {
 			r->by = by;
 			r->what = v;
+		} else if (field) {
+			if (r->nwords == BQ_MAX_CLASS_FIELDS)
+				return bad("%s", "too many fields");
+			r->word[r->nwords] = a;
+			r->text[r->nwords++] = v;
 		} else if (a[0] == 'd') {
 			r->dev = v;
-		} else if (a[0] == 'r') {
-			r->rate_text = v;
 		} else if (bq_parse_handle(v, a[0] == 'p' ? &r->parent : &r->handle)) {
 			return bad("bad handle '%s' (expected MAJOR:[MINOR] in hex)", v);
 		}
@@ -207,17 +356,15 @@ static int check_args(struct class_req *r)
 {
 	bool show = !strcmp(r->verb, "show"), del = !strcmp(r->verb, "del");
 
-	if (show && (r->by >= 0 || r->rate_text))
+	if (show && (r->by >= 0 || r->nwords))
 		return bad("%s", "class show takes dev, root, parent, handle and -j only");
 	if (!show && r->by < 0)
 		return bad("%s", "which aggregate? (cgroup PATH, mark N or priority N)");
-	if (del && r->rate_text)
-		return bad("%s", "class del takes no rate");
-	if (!show && !del && !r->rate_text)
-		return bad("%s", "which rate? (rate RATE, e.g. rate 100mbit)");
+	if (del && r->nwords)
+		return bad("class del takes no %s", r->word[0]);
 	if (r->json && !show)
 		return bad("%s", "-j is for class show");
-	return (r->by >= 0 ? parse_selector(r) : 0) ?: (r->rate_text ? parse_rate(r) : 0);
+	return check_fields_any(r) ?: (r->by >= 0 ? parse_selector(r) : 0);
 }
 
 /* A parameter of the qdisc, by name. */
@@ -236,33 +383,105 @@ static int instance_param(const struct class_req *r, const char *name, __u64 *v)
 	return -ENOENT;
 }
 
-/* The qdisc at r's place, which must be one with classes. */
+/* The kinds that have classes, for the error of a kind that has none. */
+static const char *kinds_with_classes(char *buf, size_t len)
+{
+	size_t off = 0, n = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < bq_nkinds && off < len; i++)
+		if (classes_of(&bq_kinds[i]))
+			off += snprintf(buf + off, len - off, "%s%s", n++ ? ", " : "",
+					bq_kinds[i].kind);
+	if (off < len)
+		snprintf(buf + off, len - off, n > 1 ? " have" : n ? " has" : "no kind has");
+	return buf;
+}
+
+static __u32 value_size(int fd)
+{
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
+
+	return bpf_map_get_info_by_fd(fd, &info, &len) ? 0 : info.value_size;
+}
+
+static bool fields_fit(const struct bq_class_field *f, size_t n, __u32 size)
+{
+	for (size_t i = 0; i < n; i++)
+		if (f[i].offset + f[i].size > size)
+			return false;
+	return true;
+}
+
+/* The class and aggregate maps of r's kind, open, their values as its descriptor says. */
+static int open_maps(struct class_req *r)
+{
+	const struct bq_kind_classes *cl = r->cl;
+
+	r->classes = bq_open_map(r->kind, cl->desc.map);
+	r->aggs = cl->aggs.map[0] ? bq_open_map(r->kind, cl->aggs.map) : -1;
+	if (r->classes < 0 || (cl->aggs.map[0] && r->aggs < 0)) {
+		bq_err("cannot open the class maps of %s: %s", r->kind->kind, strerror(errno));
+		return BQ_EXIT_FAIL;
+	}
+	r->class_size = value_size(r->classes);
+	r->agg_size = r->aggs < 0 ? 0 : value_size(r->aggs);
+	if (!fields_fit(cl->fields, cl->nfields, r->class_size) ||
+	    (r->aggs >= 0 && (!fields_fit(cl->counters, cl->ncounters, r->agg_size) ||
+			      cl->aggs.id + sizeof(__u64) > r->agg_size))) {
+		bq_err("the class maps of %s do not hold the fields it declares", r->kind->kind);
+		return BQ_EXIT_FAIL;
+	}
+	return 0;
+}
+
+/* What names the aggregates of r's qdisc, into r->by; the one given must be it. */
+static int qdisc_by(struct class_req *r)
+{
+	const char *param = r->cl->desc.by_param;
+	char how[48] = "";
+	__u64 by = r->cl->desc.by;
+
+	if (param[0] && instance_param(r, param, &by)) {
+		bq_err("cannot read the parameters of %s on %s", r->kind->kind, r->dev);
+		return BQ_EXIT_FAIL;
+	}
+	if (param[0])
+		snprintf(how, sizeof(how), " (%s %llu)", param, (unsigned long long)by);
+	if (r->by >= 0 && (__u64)r->by != by) {
+		bq_err("%s on %s classifies by %s%s, not by %s", r->kind->kind, r->dev,
+		       by < BQ_BY_KEYS ? selectors[by] : "?", how, selectors[r->by]);
+		return BQ_EXIT_USAGE;
+	}
+	if (by >= BQ_BY_KEYS) {
+		bq_err("%s on %s classifies by%s, which bpfqdisc does not know", r->kind->kind,
+		       r->dev, how);
+		return BQ_EXIT_FAIL;
+	}
+	r->by = by;
+	return 0;
+}
+
+/* The qdisc at r's place, which must be one with classes, and its maps. */
 static int find_qdisc(struct class_req *r)
 {
-	__u64 by;
+	char kinds[128], why[256];
 
 	if (bq_find_instance(r->ifindex, r->parent, r->handle, &r->kind, &r->inst)) {
 		bq_err("no BPF qdisc of bpfqdisc at %s %s", r->dev,
 		       r->handle ? "with that handle" : r->parent == TC_H_ROOT ? "root" : "with that parent");
 		return BQ_EXIT_USAGE;
 	}
-	r->classes = bq_open_map(r->kind, "hbm_classes");
-	r->aggs = bq_open_map(r->kind, "hbm_aggs");
-	if (r->classes < 0 || r->aggs < 0) {
-		bq_err("%s on %s has no classes (bpf_hbm has)", r->kind->kind, r->dev);
+	r->cl = classes_of(r->kind);
+	if (!r->cl) {
+		bq_err("%s on %s has no classes (%s)", r->kind->kind, r->dev,
+		       kinds_with_classes(kinds, sizeof(kinds)));
 		return BQ_EXIT_USAGE;
 	}
-	if (instance_param(r, "classify", &by)) {
-		bq_err("cannot read the parameters of %s on %s", r->kind->kind, r->dev);
-		return BQ_EXIT_FAIL;
-	}
-	if (r->by >= 0 && (__u64)r->by != by) {
-		bq_err("%s on %s classifies by %s (classify %llu), not by %s", r->kind->kind, r->dev,
-		       by < 3 ? selectors[by] : "?", (unsigned long long)by, selectors[r->by]);
-		return BQ_EXIT_USAGE;
-	}
-	r->by = by;
-	return 0;
+	if (check_fields(r->cl, r, why, sizeof(why)))
+		return bad("%s", why);
+	return open_maps(r) ?: qdisc_by(r);
 }
 
 static __u32 map_entries(int fd)
@@ -279,32 +498,27 @@ static int replaced(const struct class_req *r)
 	return BQ_EXIT_FAIL;
 }
 
-static int write_class(struct class_req *r)
+static __u64 field_get(const struct bq_class_field *f, const void *value)
 {
-	struct hbm_class_key key = { .slot = r->inst.slot, .gen = r->inst.created_ns, .id = r->id };
-	struct hbm_class c = { .rate = r->rate };
-	bool add = !strcmp(r->verb, "add");
-	int err;
+	__u64 v64 = 0;
+	__u32 v32 = 0;
 
-	bq_stop_at("write");	/* test_slot_reuse replaces the qdisc here */
-	/*
-	 * The slot was looked up earlier: a new qdisc may hold it now. The
-	 * key's generation keeps the write from reaching it; the checks say
-	 * so, and take back an add that no qdisc would read.
-	 */
-	if (!bq_instance_current(r->kind, &r->inst))
-		return replaced(r);
-	if (!strcmp(r->verb, "del"))
-		err = bpf_map_delete_elem(r->classes, &key);
+	if (f->size == 4)
+		memcpy(&v32, (const char *)value + f->offset, sizeof(v32));
 	else
-		err = bpf_map_update_elem(r->classes, &key, &c, add ? BPF_NOEXIST : BPF_EXIST);
-	if (!err && !bq_instance_current(r->kind, &r->inst)) {
-		if (add)
-			bpf_map_delete_elem(r->classes, &key);
-		return replaced(r);
-	}
-	if (!err)
-		return 0;
+		memcpy(&v64, (const char *)value + f->offset, sizeof(v64));
+	return f->size == 4 ? v32 : v64;
+}
+
+static void field_put(const struct bq_class_field *f, void *value, __u64 v)
+{
+	__u32 v32 = v;
+
+	memcpy((char *)value + f->offset, f->size == 4 ? (void *)&v32 : (void *)&v, f->size);
+}
+
+static int write_error(const struct class_req *r)
+{
 	if (errno == EEXIST || errno == ENOENT) {
 		bq_err("%s %s %s on %s", errno == EEXIST ? "there is already a class for" :
 		       "there is no class for", selectors[r->by], r->what, r->dev);
@@ -318,82 +532,162 @@ static int write_class(struct class_req *r)
 	return BQ_EXIT_FAIL;
 }
 
+static int write_class(struct class_req *r)
+{
+	struct bq_class_key key = { .slot = r->inst.slot, .gen = r->inst.created_ns, .id = r->id };
+	bool add = !strcmp(r->verb, "add");
+	void *c = calloc(1, r->class_size);
+	int err;
+
+	if (!c) {
+		bq_err("%s", "out of memory");
+		return BQ_EXIT_FAIL;
+	}
+	for (size_t i = 0; i < r->cl->nfields; i++)
+		field_put(&r->cl->fields[i], c, r->val[i]);
+	bq_stop_at("write");	/* test_slot_reuse replaces the qdisc here */
+	/*
+	 * The slot was looked up earlier: a new qdisc may hold it now. The
+	 * key's generation keeps the write from reaching it; the checks say
+	 * so, and take back an add that no qdisc would read.
+	 */
+	if (!bq_instance_current(r->kind, &r->inst))
+		err = -ESTALE;
+	else if (!strcmp(r->verb, "del"))
+		err = bpf_map_delete_elem(r->classes, &key);
+	else
+		err = bpf_map_update_elem(r->classes, &key, c, add ? BPF_NOEXIST : BPF_EXIST);
+	free(c);
+	if (!err && !bq_instance_current(r->kind, &r->inst)) {
+		if (add)
+			bpf_map_delete_elem(r->classes, &key);
+		err = -ESTALE;
+	}
+	return err == -ESTALE ? replaced(r) : err ? write_error(r) : 0;
+}
+
 /* --- show --------------------------------------------------------------- */
+
+/* An aggregate as class show prints it: its key and counters. */
+struct agg_row {
+	__u64 id;
+	__u64 cnt[BQ_MAX_CLASS_FIELDS];
+};
 
 static const char *key_name(const struct class_req *r, __u64 id)
 {
 	static char buf[64];
 
-	if (r->by == HBM_BY_CGROUP)
+	if (r->by == BQ_BY_CGROUP)
 		return id ? cgroup_name(id) : "none";
 	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)id);
 	return buf;
 }
 
-static void show_row(const struct class_req *r, bool *first, __u64 id, __u64 rate, bool class,
-		     const struct hbm_agg_info *a)
+static void show_json(const struct class_req *r, const char *name, const struct agg_row *a,
+		      const __u64 *val, bool class)
 {
-	static const struct hbm_agg_info none;
-	const char *name = key_name(r, id);
-	char rbuf[32];
+	const struct bq_kind_classes *cl = r->cl;
 
-	a = a ?: &none;
+	printf("{\"dev\":");
+	bq_json_str(stdout, r->dev);
+	printf(",\"%s\":", selectors[r->by]);
+	bq_json_str(stdout, name);
+	printf(",\"id\":%llu", (unsigned long long)a->id);
+	for (size_t i = 0; i < cl->nfields; i++)
+		printf(",\"%s\":%llu", cl->fields[i].name, (unsigned long long)val[i]);
+	printf(",\"class\":%s", class ? "true" : "false");
+	for (size_t i = 0; i < cl->ncounters; i++)
+		printf(",\"%s\":%llu", cl->counters[i].name, (unsigned long long)a->cnt[i]);
+	printf("}");
+}
+
+static void show_text(const struct class_req *r, const char *name, const struct agg_row *a,
+		      const __u64 *val, bool class)
+{
+	const struct bq_kind_classes *cl = r->cl;
+	char buf[32];
+
+	printf("%s %s", selectors[r->by], name);
+	for (size_t i = 0; i < cl->nfields; i++) {
+		const struct bq_class_field *f = &cl->fields[i];
+
+		printf(" %s %s", f->name, !val[i] && f->zero[0] ? f->zero :
+		       bq_format_value(f->unit, val[i], buf, sizeof(buf)));
+	}
+	printf("%s", class ? "" : " (default)");
+	for (size_t i = 0; i < cl->ncounters; i++)
+		printf(" %s %llu", cl->counters[i].name, (unsigned long long)a->cnt[i]);
+	printf("\n");
+}
+
+/* The fields of aggregate id: its class's (true), or the qdisc's defaults. */
+static bool class_fields(const struct class_req *r, __u64 id, __u64 *val)
+{
+	struct bq_class_key key = { .slot = r->inst.slot, .gen = r->inst.created_ns, .id = id };
+	void *c = calloc(1, r->class_size);
+	bool found = c && !bpf_map_lookup_elem(r->classes, &key, c);
+
+	for (size_t i = 0; i < r->cl->nfields; i++)
+		val[i] = found ? field_get(&r->cl->fields[i], c) : r->def[i];
+	free(c);
+	return found;
+}
+
+/* What the qdisc gives the aggregates without a class: its parameters, or 0. */
+static void read_defaults(struct class_req *r)
+{
+	for (size_t i = 0; i < r->cl->nfields; i++) {
+		r->def[i] = 0;
+		if (r->cl->fields[i].param[0])
+			instance_param(r, r->cl->fields[i].param, &r->def[i]);
+	}
+}
+
+/* A row for aggregate a; with need_class, only if it has a class. */
+static void show_row(const struct class_req *r, bool *first, const struct agg_row *a,
+		     bool need_class)
+{
+	__u64 val[BQ_MAX_CLASS_FIELDS];
+	bool class = class_fields(r, a->id, val);
+	const char *name;
+
+	if (need_class && !class)
+		return;
+	name = key_name(r, a->id);
 	if (r->json) {
-		printf("%s{\"dev\":", *first ? "" : ",");
-		bq_json_str(stdout, r->dev);
-		printf(",\"%s\":", selectors[r->by]);
-		bq_json_str(stdout, name);
-		printf(",\"id\":%llu,\"rate\":%llu,\"class\":%s,"
-		       "\"pkts\":%llu,\"bytes\":%llu,\"marked\":%llu,\"ce_marked\":%llu,\"dropped\":%llu}",
-		       (unsigned long long)id, (unsigned long long)rate, class ? "true" : "false",
-		       (unsigned long long)a->pkts, (unsigned long long)a->bytes,
-		       (unsigned long long)a->marks, (unsigned long long)a->ce,
-		       (unsigned long long)a->drops);
+		printf("%s", *first ? "" : ",");
+		show_json(r, name, a, val, class);
 	} else {
-		printf("%s %s rate %s%s pkts %llu bytes %llu marked %llu ce_marked %llu dropped %llu\n",
-		       selectors[r->by], name,
-		       rate ? bq_format_value(BQ_UNIT_RATE, rate, rbuf, sizeof(rbuf)) : "unlimited",
-		       class ? "" : " (default)", (unsigned long long)a->pkts,
-		       (unsigned long long)a->bytes, (unsigned long long)a->marks,
-		       (unsigned long long)a->ce, (unsigned long long)a->drops);
+		show_text(r, name, a, val, class);
 	}
 	*first = false;
 }
 
-static bool class_rate(const struct class_req *r, __u64 id, __u64 *rate)
-{
-	struct hbm_class_key key = { .slot = r->inst.slot, .gen = r->inst.created_ns, .id = id };
-	struct hbm_class c;
-
-	if (bpf_map_lookup_elem(r->classes, &key, &c))
-		return false;
-	*rate = c.rate;
-	return true;
-}
-
-/* Aggregates 1..n of the qdisc's region, as hbm_agg_info; n = their count. */
-static struct hbm_agg_info *read_aggs(const struct class_req *r, size_t *n)
+/* The qdisc's aggregates in use (BQ_CLASS_AGGS); n = their count. */
+static struct agg_row *read_aggs(const struct class_req *r, size_t *n)
 {
 	const struct bq_kind_meta *m = bq_kind_meta(r->kind);
-	struct bpf_map_info info = {};
-	__u32 len = sizeof(info);
-	struct hbm_agg_info *v;
+	const struct bq_kind_classes *cl = r->cl;
+	struct agg_row *v;
 	char *val;
 
 	*n = 0;
-	for (size_t i = 0; m && i < m->nxstats; i++)
-		if (!strcmp(m->xstats[i].name, "aggregates"))
+	for (size_t i = 0; r->aggs >= 0 && i < m->nxstats; i++)
+		if (!strcmp(m->xstats[i].name, cl->aggs.count))
 			*n = r->inst.cnt.x[i];
-	if (*n >= HBM_AGGS || bpf_map_get_info_by_fd(r->aggs, &info, &len) ||
-	    info.value_size < sizeof(*v))
+	if (cl->aggs.first + *n > cl->per_slot)
 		*n = 0;
 	v = calloc(*n + 1, sizeof(*v));
-	val = calloc(1, info.value_size + 1);
+	val = calloc(1, r->agg_size + 1);
 	for (size_t i = 0; v && val && i < *n; i++) {
-		__u32 key = r->inst.slot * HBM_AGGS + i + 1;
+		__u32 key = r->inst.slot * cl->per_slot + cl->aggs.first + i;
 
-		if (!bpf_map_lookup_elem(r->aggs, &key, val))
-			memcpy(&v[i], val, sizeof(*v));
+		if (bpf_map_lookup_elem(r->aggs, &key, val))
+			continue;
+		memcpy(&v[i].id, val + cl->aggs.id, sizeof(v[i].id));
+		for (size_t c = 0; c < cl->ncounters; c++)
+			v[i].cnt[c] = field_get(&cl->counters[c], val);
 	}
 	free(val);
 	return v;
@@ -401,13 +695,12 @@ static struct hbm_agg_info *read_aggs(const struct class_req *r, size_t *n)
 
 static int show(struct class_req *r)
 {
-	struct hbm_class_key key, next, *prev = NULL;
-	struct hbm_agg_info *aggs;
-	__u64 def = 0, rate;
+	struct bq_class_key key, next, *prev = NULL;
+	struct agg_row *aggs;
 	bool first = true;
 	size_t n;
 
-	instance_param(r, "rate", &def);
+	read_defaults(r);
 	aggs = read_aggs(r, &n);
 	if (!aggs) {
 		bq_err("%s", "out of memory");
@@ -415,22 +708,19 @@ static int show(struct class_req *r)
 	}
 	if (r->json)
 		printf("[");
-	for (size_t i = 0; i < n; i++) {
-		bool class = class_rate(r, aggs[i].id, &rate);
-
-		show_row(r, &first, aggs[i].id, class ? rate : def, class, &aggs[i]);
-	}
+	for (size_t i = 0; i < n; i++)
+		show_row(r, &first, &aggs[i], false);
 	/* Classes whose aggregate has sent nothing yet. */
 	while (!bpf_map_get_next_key(r->classes, prev, &next)) {
+		struct agg_row none = { .id = next.id };
 		bool seen = false;
 
 		key = next;
 		prev = &key;
 		for (size_t i = 0; i < n; i++)
 			seen |= aggs[i].id == key.id;
-		if (key.slot == r->inst.slot && key.gen == r->inst.created_ns && !seen &&
-		    class_rate(r, key.id, &rate))
-			show_row(r, &first, key.id, rate, true, NULL);
+		if (key.slot == r->inst.slot && key.gen == r->inst.created_ns && !seen)
+			show_row(r, &first, &none, true);
 	}
 	if (r->json)
 		printf("]\n");

@@ -96,6 +96,16 @@ bool bq_has_state(const struct bq_kind *k);
 /* Unpins what no qdisc uses any more: a kind's state kept by unload --force
  * once its qdiscs are gone, egress attachments of devices that went. */
 void bq_tidy(void);
+/* A kind's classes, as its BQ_CLASSES() and BQ_CLASS_AGGS() declare them. */
+struct bq_kind_classes {
+	struct bq_class_desc desc;
+	struct bq_class_field fields[BQ_MAX_CLASS_FIELDS];
+	size_t nfields;
+	struct bq_class_aggs aggs;	/* aggs.map "": no counters to show */
+	struct bq_class_field counters[BQ_MAX_CLASS_FIELDS];
+	size_t ncounters;
+	__u32 per_slot;			/* entries of aggs.map per instance */
+};
 /* The tables a kind's object describes itself with (cached). NULL on error. */
 struct bq_kind_meta {
 	struct bq_param_desc params[BQ_MAX_PARAMS];
@@ -104,6 +114,8 @@ struct bq_kind_meta {
 	size_t nxstats;
 	struct bq_drop_desc drops[BQ_MAX_DROPS];	/* the framework's, then the kind's */
 	size_t ndrops;
+	bool has_classes;
+	struct bq_kind_classes classes;
 };
 const struct bq_kind_meta *bq_kind_meta(const struct bq_kind *k);
 /* The kind's parameter table, with values set to the built-in defaults. */

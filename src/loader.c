@@ -66,7 +66,8 @@ static size_t read_table(struct bpf_object *obj, const char *sec, void *dst, siz
 	n = init ? len / sz : 0;
 	if (n > max)
 		n = max;
-	memcpy(dst, init, n * sz);
+	if (n)	/* a kind without the table has no section: init is NULL */
+		memcpy(dst, init, n * sz);
 	return n;
 }
 
@@ -75,6 +76,31 @@ static const struct bq_drop_desc core_drops[BQ_DROP_KIND] = {
 	[BQ_DROP_OVERLIMIT] = { "overlimit" },
 	[BQ_DROP_NOMEM] = { "nomem" },
 };
+
+/* The object's slot maps (BQ_SLOT_MAP()): the framework's and the kind's. */
+static size_t slot_maps(struct bpf_object *obj, struct bq_map_desc *d)
+{
+	return read_table(obj, ".rodata.bq_maps", d, sizeof(*d), BQ_MAX_SLOT_MAPS);
+}
+
+/* Its classes, if it declares them: false if not. */
+static bool read_classes(struct bpf_object *obj, struct bq_kind_classes *c)
+{
+	struct bq_map_desc maps[BQ_MAX_SLOT_MAPS];
+	size_t n = slot_maps(obj, maps);
+
+	if (!read_table(obj, ".rodata.bq_classes", &c->desc, sizeof(c->desc), 1))
+		return false;
+	c->nfields = read_table(obj, ".rodata.bq_class_fields", c->fields, sizeof(c->fields[0]),
+				BQ_MAX_CLASS_FIELDS);
+	if (read_table(obj, ".rodata.bq_class_aggs", &c->aggs, sizeof(c->aggs), 1))
+		c->ncounters = read_table(obj, ".rodata.bq_class_counters", c->counters,
+					  sizeof(c->counters[0]), BQ_MAX_CLASS_FIELDS);
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(maps[i].name, c->aggs.map))
+			c->per_slot = maps[i].per_slot;
+	return true;
+}
 
 const struct bq_kind_meta *bq_kind_meta(const struct bq_kind *k)
 {
@@ -97,6 +123,7 @@ const struct bq_kind_meta *bq_kind_meta(const struct bq_kind *k)
 				BQ_MAX_XSTATS);
 	m->ndrops = BQ_DROP_KIND + read_table(obj, ".rodata.bq_drops", m->drops + BQ_DROP_KIND,
 					      sizeof(m->drops[0]), BQ_MAX_DROPS - BQ_DROP_KIND);
+	m->has_classes = read_classes(obj, &m->classes);
 	bpf_object__close(obj);
 	memcpy(m->drops, core_drops, sizeof(core_drops));
 	/* The table is indexed by field (BQ_PARAMS): a gap is a field with no entry. */
@@ -150,12 +177,6 @@ static int set_rodata_u32(struct bpf_object *obj, const char *name, __u32 val)
 		}
 	}
 	return -ENOENT;
-}
-
-/* The object's slot maps (BQ_SLOT_MAP()): the framework's and the kind's. */
-static size_t slot_maps(struct bpf_object *obj, struct bq_map_desc *d)
-{
-	return read_table(obj, ".rodata.bq_maps", d, sizeof(*d), BQ_MAX_SLOT_MAPS);
 }
 
 /*

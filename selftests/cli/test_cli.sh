@@ -57,6 +57,16 @@ check class_rate_neg 2 "bad rate '-1'" "$BQ" class add dev lo mark 1 rate -1
 check class_rate_huge 2 "rate '99999999tbit' out of range" "$BQ" class add dev lo mark 1 rate 99999999tbit
 check class_bad_mark 2 "bad mark 'x'" "$BQ" class add dev lo mark x rate 1mbit
 check class_no_dev 2 "no such device 'nodev0'" "$BQ" class add dev nodev0 mark 1 rate 1mbit
+# The fields of a kind's classes come from its descriptor: bpf_maxlen's
+# (selftests/bpf/maxlen.bpf.c, only in bin/bpfqdisc_test) are not bpf_hbm's.
+BQT="$TOP/bin/bpfqdisc_test"
+check class_fields_range 2 "^bpfqdisc: maxlen '0' out of range \\(more than 0, at most 65535b\\)$" \
+	"$BQT" class add dev lo mark 1 maxlen 0 tag 1
+check class_fields_which 2 "^bpfqdisc: which tag\\? \\(tag TAG, e.g. tag 10\\)$" \
+	"$BQT" class add dev lo mark 1 maxlen 100
+check class_fields_bad 2 "^bpfqdisc: bad maxlen 'x': " "$BQT" class add dev lo mark 1 maxlen x tag 1
+check class_fields_unknown 2 "^bpfqdisc: unknown argument 'weight'$" "$BQT" class add dev lo mark 1 weight 1
+check class_fields_del 2 "^bpfqdisc: class del takes no tag$" "$BQT" class del dev lo mark 1 tag 1
 check hbmtest_burst_no_htb 2 "--htb-burst needs -q=htb" "$TOP/tools/hbm-test" --htb-burst=600k -r=10
 check hbmtest_burst_bad 2 "--htb-burst takes bytes, as tc writes them \(600k\), not 'x'" "$TOP/tools/hbm-test" -q=htb --htb-burst=x -r=10
 

@@ -6,17 +6,16 @@
  * checks privileges and looks for the qdisc: the verb check, parse_args
  * (dev, root, parent, handle, the selector, rate, -j), and check_args with
  * the selector (mark, priority as a number or MAJOR:MINOR, cgroup path)
- * and the rate. Those parsers are static, so src/class.c is compiled in.
+ * and the fields (bpf_hbm's rate: the registry's kinds, src/loader.c and
+ * src/qdiscs.c, are linked in, their objects embedded). Those parsers are
+ * static, so src/class.c is compiled in.
  * "dev lo" comes first, so that inputs without a device of their own get
  * past the device lookup to the selector and the rate.
  */
 #include "../../src/class.c"	/* first: it sets the feature macros */
 #include <stdint.h>
 
-/* Used only after parsing, which is as far as this harness goes. */
-const struct bq_kind_meta *bq_kind_meta(const struct bq_kind *k) { return NULL; }
-int bq_open_map(const struct bq_kind *k, const char *map) { return -ENOENT; }
-int bq_read_params(const struct bq_kind *k, __u32 slot, struct bq_params *val) { return -ENOENT; }
+/* Used only after parsing, which is as far as this harness goes (src/qdisc.c). */
 int bq_find_instance(int ifindex, __u32 parent, __u32 handle, const struct bq_kind **kind,
 		     struct bq_instance *inst)
 {
