@@ -86,7 +86,7 @@ $(OUTPUT)/%.bpf.o: selftests/bpf/%.bpf.c $(wildcard include/bq/*.bpf.h) include/
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
 # Credit mode with another bucket or mark threshold (MTU), for
-# tools/hbm-credit-study: hbm_cg_credit1000.bpf.o, hbm_cg_mark160.bpf.o.
+# tools/hbm-study: hbm_cg_credit1000.bpf.o, hbm_cg_mark160.bpf.o.
 $(OUTPUT)/hbm_cg_credit%.bpf.o: bpf/hbm_cg.bpf.c bpf/hbm_cg.bpf.h bpf/hbm_edt.bpf.h include/hbm.h include/hbm_verdict.h $(OUTPUT)/vmlinux.h | $(OUTPUT)
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -DHBM_CREDIT_MTU=$* -c $< -o $@

@@ -59,7 +59,7 @@
 #include "hbm_cg.bpf.h"
 #include "hbm_edt.bpf.h"	/* HBM_INITIAL_QUANTUM */
 
-/* 2019's sizes; tools/hbm-credit-study builds others to measure them. */
+/* 2019's sizes; tools/hbm-study builds others to measure them. */
 #ifndef HBM_CREDIT_MTU
 #define HBM_CREDIT_MTU		100
 #endif
