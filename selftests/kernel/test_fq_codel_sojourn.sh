@@ -5,7 +5,7 @@
 # sender's own qdisc would not do: TSQ keeps its packets in the veth ring
 # (test_fq_codel_rtt). a sends MTU-sized packets (TSO and GSO off), so the
 # qdisc counts and drops real packets, not 64 KB super-packets: with GSO
-# on, 300 ms was measured under fq_codel and 216 ms under
+# on and slow_rx, 300 ms was measured under fq_codel and 216 ms under
 # bpf_fq_codel. The spin is a quarter of slow_rx's so that the ring's 256
 # packets hold about 44 ms, not 118, and TCP answers a drop within CoDel's
 # interval. A UDP flood does not do: CoDel cannot hold an unresponsive
