@@ -38,6 +38,8 @@ SKELS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.skel.h,$(BPF_SRCS))
 LIB_SRCS := $(filter-out src/bpfqdisc.c,$(wildcard src/*.c))
 LIB_OBJS := $(patsubst src/%.c,$(OUTPUT)/%.o,$(LIB_SRCS))
 TEST_BPF_OBJS := $(patsubst selftests/bpf/%.bpf.c,$(OUTPUT)/%.bpf.o,$(wildcard selftests/bpf/*.bpf.c))
+# A faster slow receiver (test_fq_codel_sojourn): spin_loops 5000.
+TEST_BPF_OBJS += $(OUTPUT)/slow_rx5000.bpf.o
 UNIT_TESTS := $(patsubst selftests/unit/%.c,$(BIN)/%,$(wildcard selftests/unit/test_*.c))
 FUZZERS := $(patsubst selftests/fuzz/%.c,$(BIN)/%,$(wildcard selftests/fuzz/fuzz_*.c))
 TEST_PROGS := $(patsubst selftests/progs/%.c,$(BIN)/%,$(wildcard selftests/progs/*.c))
@@ -84,6 +86,11 @@ $(OUTPUT)/%.bpf.o: bpf/%.bpf.c $(wildcard include/bq/*.bpf.h) include/bpfqdisc.h
 $(OUTPUT)/%.bpf.o: selftests/bpf/%.bpf.c $(wildcard include/bq/*.bpf.h) include/bpfqdisc.h $(OUTPUT)/vmlinux.h | $(OUTPUT)
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+# slow_rx with another spin_loops default, which ip's xdpdrv obj cannot set.
+$(OUTPUT)/slow_rx%.bpf.o: selftests/bpf/slow_rx.bpf.c $(OUTPUT)/vmlinux.h | $(OUTPUT)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -DSPIN_LOOPS=$* -c $< -o $@
 
 # Credit mode with another bucket or mark threshold (MTU), for
 # tools/hbm-study: hbm_cg_credit1000.bpf.o, hbm_cg_mark160.bpf.o.

@@ -9,7 +9,12 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
-const volatile __u32 spin_loops = 20000;
+#ifndef SPIN_LOOPS
+#define SPIN_LOOPS 20000
+#endif
+
+/* Makefile builds variants with -DSPIN_LOOPS (slow_rx5000.bpf.o). */
+const volatile __u32 spin_loops = SPIN_LOOPS;
 
 static long spin(__u64 i, void *ctx)
 {

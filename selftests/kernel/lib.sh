@@ -162,13 +162,14 @@ cleanup_all() {
 	return 0
 }
 
-# slow_receiver: make vb a slow consumer so that va's qdisc really queues.
+# slow_receiver [OBJ]: make vb a slow consumer so that va's qdisc really queues.
 # XDP puts veth in NAPI mode with a 256-entry ring and qdisc backpressure;
 # threaded NAPI moves the (deliberately slow) XDP work off the sending CPU.
 # The spinning NAPI thread runs at nice 19 so the test's own commands still
-# get the CPUs.
+# get the CPUs. OBJ (default slow_rx) is a build of selftests/bpf/slow_rx.bpf.c:
+# slow_rx5000 spins a quarter as long.
 slow_receiver() {
-	ip -n b link set dev vb xdpdrv obj "$TOP/.output/slow_rx.bpf.o" sec xdp
+	ip -n b link set dev vb xdpdrv obj "$TOP/.output/${1:-slow_rx}.bpf.o" sec xdp
 	ip netns exec b sh -c 'echo 1 > /sys/class/net/vb/threaded'
 	for p in $(pgrep '^napi/vb'); do renice -n 19 -p "$p" >/dev/null; done
 }

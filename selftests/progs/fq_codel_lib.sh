@@ -11,15 +11,16 @@ fqc_setup() {
 	slow_receiver
 }
 
-# fqc_root KIND [PARAM VALUE]...: KIND as va's root, the fq_codels with
-# the parameters given; the kernel's fq_codel with noecn, as bpf_fq_codel
-# cannot mark CE and always drops.
+# fqc_root KIND [PARAM VALUE]...: KIND as the root of netns $FQC_NS's
+# $FQC_DEV (a's va unless set), the fq_codels with the parameters given;
+# the kernel's fq_codel with noecn, as bpf_fq_codel cannot mark CE and
+# always drops.
 fqc_root() {
-	k=$1
+	k=$1 ns=${FQC_NS:-a} dev=${FQC_DEV:-va}
 	shift
 	case $k in
-	fq_codel) expect ip netns exec a tc qdisc replace dev va root fq_codel noecn "$@" ;;
-	bpf_fq_codel) expect "$BQ" -n a qdisc replace dev va root bpf_fq_codel "$@" ;;
-	*) expect ip netns exec a tc qdisc replace dev va root "$k" ;;
+	fq_codel) expect ip netns exec $ns tc qdisc replace dev $dev root fq_codel noecn "$@" ;;
+	bpf_fq_codel) expect "$BQ" -n $ns qdisc replace dev $dev root bpf_fq_codel "$@" ;;
+	*) expect ip netns exec $ns tc qdisc replace dev $dev root "$k" ;;
 	esac
 }
