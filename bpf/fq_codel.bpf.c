@@ -43,6 +43,15 @@
  * `noecn`. A tc filter or skb->priority cannot pick the bucket either: the
  * packet hash does, as with sch_fq_codel's default classifier.
  *
+ * An empty qdisc. sch_fq_codel sets TCQ_F_CAN_BYPASS: a packet that finds
+ * it empty goes straight to the device, unhashed, past enqueue, dequeue and
+ * CoDel. A BPF qdisc cannot set that flag, so such a packet waits in
+ * `direct` instead, unhashed (the flow dissector is most of what an
+ * enqueue costs), and the next dequeue gives it first. It is the first
+ * packet of an empty qdisc, so nothing of its flow is queued before it,
+ * and at most one waits there. Like the kernel's bypass it counts in no
+ * bucket: not in new_flow_count, memory_used or maxpacket.
+ *
  * Memory. Buckets are entries 1..flows of a per-instance array region, the
  * packets sit in the framework's pool, in per-bucket FIFOs (enqueue time is
  * the pool's order key, and it only grows); nothing is allocated.
@@ -74,7 +83,7 @@ BQ_PARAMS(struct fqc_params,
 
 enum {
 	X_MAXPACKET, X_DROP_OVERLIMIT, X_DROP_OVERMEMORY, X_NEW_FLOW_COUNT,
-	X_NEW_FLOWS_LEN, X_OLD_FLOWS_LEN, X_MEMORY_USED,
+	X_NEW_FLOWS_LEN, X_OLD_FLOWS_LEN, X_MEMORY_USED, X_DIRECT_PACKETS,
 };
 
 BQ_XSTATS(
@@ -85,6 +94,7 @@ BQ_XSTATS(
 	{ "new_flows_len", BQ_GAUGE },
 	{ "old_flows_len", BQ_GAUGE },
 	{ "memory_used", BQ_GAUGE },		/* truesize of the queued skbs */
+	{ "direct_packets", BQ_COUNTER },	/* found the qdisc empty: no bucket */
 );
 
 enum { FQC_DROP_CODEL = BQ_DROP_KIND };
@@ -113,6 +123,7 @@ struct fqc_flow {
 
 struct fqc_sched {
 	struct bq_pool_state pool;
+	struct bq_skbq direct;	/* TCQ_F_CAN_BYPASS's packet: see the top */
 	struct bq_list new_flows, old_flows;
 	__u64 memory_usage;
 	__u32 mtu;		/* psched_mtu of the device: 0 until the first packet */
@@ -347,6 +358,12 @@ BQ_ENQUEUE(fq_codel)
 
 	if (!q)
 		return bq_drop(sch, inst, skb, to_free, BQ_DROP_NO_INSTANCE);
+	if (!sch->q.qlen) {
+		ret = bq_skbq_push(sch, inst, &q->pool, &q->direct, skb, 0, 0, to_free);
+		if (ret == NET_XMIT_SUCCESS)
+			inst->cnt.x[X_DIRECT_PACKETS]++;
+		return ret;
+	}
 	if (!q->mtu || p->quantum == BQ_AUTO)
 		fqc_auto(sch, q, (struct fqc_params *)p);
 	/* A bucket per flow hash, as reciprocal_scale() spreads it. */
@@ -439,6 +456,8 @@ BQ_DEQUEUE(fq_codel)
 	q = bq_enter(sch, &inst, &p);
 	if (!q)
 		return NULL;
+	if (q->direct.len)
+		return bq_dequeued(sch, inst, bq_skbq_pop(inst, &q->pool, &q->direct));
 	/*
 	 * Not a shortcut on qlen 0: as sch_fq_codel's, the call that finds
 	 * nothing takes the emptied buckets off the lists, so that their

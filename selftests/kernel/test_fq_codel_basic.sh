@@ -23,9 +23,10 @@ s=$("$BQ" -n a stats dev va -j)
 echo "$s" | jq -e '.[0] as $q | $q.bpf.enqueued == $q.bpf.dequeued + ($q.bpf.drops | add) and
 	($q.bpf.drops | add) == $q.drops' >/dev/null || fail "enqueued != dequeued + drops at rest: $s"
 note "$("$BQ" -n a stats dev va | tail -n +2 | tr -s ' \n' ' ')"
-[ "$(bstat a va new_flow_count)" -ge 1 ] || fail "no new flow counted"
-# fq_codel's maxpacket: the largest packet CoDel saw, a GSO one with TCP.
-[ "$(bstat a va maxpacket)" -gt 1514 ] || fail "maxpacket $(bstat a va maxpacket)"
+# Over a plain veth the qdisc is empty at every packet: they take the
+# direct path (test_fq_codel_direct, where a queue stands, checks the
+# buckets' counters).
+[ "$(bstat a va direct_packets)" -ge 1 ] || fail "no direct packet counted"
 [ "$(bstat a va memory_used)" = 0 ] || fail "memory_used $(bstat a va memory_used) at rest"
 [ "$(bstat a va new_flows_len)" = 0 ] && [ "$(bstat a va old_flows_len)" = 0 ] ||
 	fail "flows listed at rest: new $(bstat a va new_flows_len) old $(bstat a va old_flows_len)"

@@ -15,9 +15,13 @@
 # tc's time, from 3 s on, while the flows run) times the span over the
 # packets vb received in it. tc's samples take CPU from the receiver
 # (1 vCPU): it gets about 5850 packets/s then, so the ring holds about
-# 44 ms. Measured on the virtual clock, one boot each, us: fq_codel 6924
-# and 7557, bpf_fq_codel 5816, pfifo_fast 152128 and 151501 (its queue
-# near 890 packets); TCP's mean RTT 37, 30 and 110 ms. With bpf_fq_codel's
+# 44 ms. Measured on the virtual clock, one boot each, us: on kernel 7.2,
+# fq_codel 6924 and 7557, bpf_fq_codel 5816, pfifo_fast 152128 and 151501
+# (its queue near 890 packets); TCP's mean RTT 37, 30 and 110 ms. On 7.3,
+# fq_codel 8095 and 8429, pfifo_fast 138801 and 138765, bpf_fq_codel 5602,
+# and 2601 since a packet that finds the qdisc empty skips its bucket and
+# CoDel, as under the kernel's bypass (why that puts it below fq_codel's
+# is not known yet: docs/fq_codel.md). With bpf_fq_codel's
 # target 10s (CoDel never drops) it was 356776 us (2060 packets queued),
 # and the test failed. So: pfifo_fast at least 50 ms, fq_codel at most
 # 15 ms (3x target), bpf_fq_codel at most 15 ms and at most twice
