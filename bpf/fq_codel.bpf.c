@@ -358,14 +358,14 @@ BQ_ENQUEUE(fq_codel)
 
 	if (!q)
 		return bq_drop(sch, inst, skb, to_free, BQ_DROP_NO_INSTANCE);
+	if (!q->mtu || p->quantum == BQ_AUTO)
+		fqc_auto(sch, q, (struct fqc_params *)p);
 	if (!sch->q.qlen) {
 		ret = bq_skbq_push(sch, inst, &q->pool, &q->direct, skb, 0, 0, to_free);
 		if (ret == NET_XMIT_SUCCESS)
 			inst->cnt.x[X_DIRECT_PACKETS]++;
 		return ret;
 	}
-	if (!q->mtu || p->quantum == BQ_AUTO)
-		fqc_auto(sch, q, (struct fqc_params *)p);
 	/* A bucket per flow hash, as reciprocal_scale() spreads it. */
 	nflows = p->flows < bq_ring_slots - 1 ? p->flows : bq_ring_slots - 1;
 	idx = (((u64)bpf_skb_get_hash(skb) * nflows) >> 32) + 1;
