@@ -44,7 +44,7 @@ expect_err 1 "cannot load bpf_toobig: a program is too large for the verifier" \
 expect "$BQ" load hbm --max-instances 1
 expect "$BQ" -n b qdisc add dev vb root bpf_hbm rate 1mbit classify 1
 map=$PINS/hbm/hbm_classes
-entries=$(bpftool map show pinned "$map" -j | jq .max_entries)
+entries=$(bpftool map show pinned "$map" -j | "$JGET" .max_entries)
 [ "$entries" = 256 ] || fail "hbm_classes has $entries entries, expected 256"
 i=1
 fill=$(mktemp)

@@ -52,7 +52,7 @@ base=$(tc_stat a va packets)
 sent=$(ip netns exec a "$FQSEND" -f 8 -c -n 512 -t 4000000000 $B 9)
 qlen=$(tc_stat a va qlen) drops=$(tc_stat a va drops)
 json=$("$BQ" -n a stats dev va -j)
-nomem=$(echo "$json" | jq '.[0].bpf.drops.nomem')
+nomem=$(echo "$json" | "$JGET" '.[0].bpf.drops.nomem')
 note "bpf_fq, ring 256: 8 flows x 64 datagrams held 4 s: fqsend '$sent', queued $qlen, nomem drops $nomem"
 [ "$qlen" -le 256 ] || fail "$qlen packets queued in a pool of 255"
 [ "$qlen" -ge 200 ] || fail "only $qlen packets queued: the pool holds 255"

@@ -46,7 +46,7 @@ echo "$json" | jq -e 'length == 4 and ([.[] | .parent] | unique | length) == 4 a
 	([.[] | select(.bytes > 0)] | length) >= 2' >/dev/null ||
 	fail "children's counters are not each their own: $json"
 note "bytes per child: $(echo "$json" | jq -c '[.[] | .bytes]')"
-expect "$BQ" -n a qdisc change dev va parent "$(echo "$json" | jq -r '.[1].parent')" limit 77
+expect "$BQ" -n a qdisc change dev va parent "$(echo "$json" | "$JGET" '.[1].parent')" limit 77
 [ "$("$BQ" -n a stats -j | jq -c '[.[] | .options.limit] | sort')" = "[77,10000,10000,10000]" ] ||
 	fail "change of one child: $("$BQ" -n a stats -j | jq -c '[.[] | .options.limit]')"
 

@@ -5,7 +5,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$TOP/selftests/progs/fq_lib.sh"
 
-opt() { "$BQ" -n a qdisc show dev va -j | jq -r ".[0].options.$1"; }
+opt() { "$BQ" -n a qdisc show dev va -j | "$JGET" ".[0].options.$1"; }
 
 modprobe sch_fq_codel 2>/dev/null || true
 expect "$BQ" load fq_codel

@@ -26,10 +26,10 @@ expect "$BQ" load fq_codel
 # the books balance (before any reset: a reset frees packets uncounted).
 expect "$BQ" -n a qdisc replace dev va root bpf_fq_codel target 1ms interval 10ms
 udp_flood 60
-wait_for 20 sh -c "[ \$(\"$BQ\" -n a stats dev va -j | jq '.[0].bpf.drops.codel') -gt 100 ]" ||
+wait_for 20 sh -c "[ \$(\"$BQ\" -n a stats dev va -j | \"$JGET\" '.[0].bpf.drops.codel') -gt 100 ]" ||
 	fail "CoDel dropped nothing at 1ms: $("$BQ" -n a stats dev va)"
 stop_floods
-wait_for 20 sh -c "[ \$(ip netns exec a tc -s -j qdisc show dev va root | jq '.[0].qlen') = 0 ]" ||
+wait_for 20 sh -c "[ \$(ip netns exec a tc -s -j qdisc show dev va root | \"$JGET\" '.[0].qlen') = 0 ]" ||
 	fail "queue did not drain"
 balanced
 note "CoDel: $(bstat a va drops.codel) dropped at dequeue; at rest: $("$BQ" -n a stats dev va | tr '\n' ' ')"

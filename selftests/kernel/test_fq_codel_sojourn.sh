@@ -61,7 +61,7 @@ routed_path() {
 # The qdisc under test is r's vrb (fqc_root).
 FQC_NS=r FQC_DEV=vrb
 
-rx_packets() { ip -n b -j -s link show vb | jq '.[0].stats64.rx.packets'; }
+rx_packets() { ip -n b -j -s link show vb | "$JGET" '.[0].stats64.rx.packets'; }
 
 # sojourn KIND: "SOJOURN_US TCP_RTT_MS MEAN_QLEN" with 2 flows through KIND.
 sojourn() {

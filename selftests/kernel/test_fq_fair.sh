@@ -1,4 +1,4 @@
-# Fairness of TCP: 2, 8 and 32 iperf3 streams get equal shares under bpf_fq,
+# Fairness of TCP: 2 and 32 iperf3 streams get equal shares under bpf_fq,
 # Jain's index of the per-stream bytes >= 0.95; the kernel's fq is shown
 # alongside ("!" after a figure: below 0.95). Then 2 streams with 20 ms more
 # RTT (netem on the peer delays their ACKs) against 2 without.
@@ -6,7 +6,8 @@
 # is pacing (sk_pacing_rate) and round robin when packets wait.
 # Measured on the virtual clock, 1 vCPU (2026-12-01): Jain 0.999-1 for
 # 2/8/32 streams (fq 0.999), 0.995 with 20 ms more RTT for two (fq 0.996):
-# bar 0.95.
+# bar 0.95. 8 streams are no longer run: they fell between the other two,
+# and cost the suite a minute of wall time.
 . "$(dirname "$0")/lib.sh"
 . "$TOP/selftests/progs/fq_lib.sh"
 
@@ -49,7 +50,7 @@ delay_port_5202() {
 }
 
 res=
-for n in 2 8 32; do
+for n in 2 32; do
 	for kind in fq bpf_fq; do
 		expect ip netns exec a tc qdisc replace dev va root $kind
 		res="$res $kind/$n: $(judge $kind fair $n)"

@@ -14,7 +14,7 @@ note "8 flows over mq/bpf_fq: $mbps Mbit/s"
 [ "$mbps" -gt 30 ] || fail "throughput $mbps Mbit/s"
 used=0 flows=0
 for c in $("$BQ" -n a stats dev va -j | jq -c '.[] | [.packets, .bpf.flows]'); do
-	p=$(echo "$c" | jq '.[0]') f=$(echo "$c" | jq '.[1]')
+	p=$(echo "$c" | "$JGET" '.[0]') f=$(echo "$c" | "$JGET" '.[1]')
 	[ "$p" -gt 100 ] && used=$((used + 1))
 	flows=$((flows + f))
 done

@@ -31,8 +31,8 @@ qd=$(echo "$aggs" | jq -c --argjson id "$id" '[.[] | select(.id == $id)][0] // {
 note "hbm (cgroup egress): $(echo "$cg" | jq -c '{packets, bytes, pkts_dropped}')"
 note "bpf_hbm, aggregate of /hbm$ID: $qd; all: $(echo "$aggs" | jq -c '[.[] | {id, pkts, bytes}]')"
 echo "$cg" | jq -e '.pkts_dropped == 0' >/dev/null || fail "hbm dropped packets: $cg"
-qpkts=$(echo "$qd" | jq .pkts) qbytes=$(echo "$qd" | jq .bytes)
-cpkts=$(echo "$cg" | jq .packets) cbytes=$(echo "$cg" | jq .bytes)
+qpkts=$(echo "$qd" | "$JGET" .pkts) qbytes=$(echo "$qd" | "$JGET" .bytes)
+cpkts=$(echo "$cg" | "$JGET" .packets) cbytes=$(echo "$cg" | "$JGET" .bytes)
 [ "$qpkts" -gt 0 ] || fail "bpf_hbm counted no packets of /hbm$ID: $aggs"
 # Over 1500 bytes a packet on average: the traffic had GSO packets to count.
 [ "$qbytes" -gt $((qpkts * 1500)) ] || fail "no GSO: $qpkts packets, $qbytes bytes"

@@ -54,7 +54,7 @@ json=$("$BQ" -n a stats -j)
 for k in rate_bytes_per_second marked dropped ce_marked aggregates; do
 	echo "$json" | jq -e ".[0].bpf | has(\"$k\")" >/dev/null || fail "stats -j has no $k: $json"
 done
-[ "$(echo "$json" | jq '.[0].bpf.aggregates')" -ge 2 ] || fail "under 2 aggregates: $json"
+[ "$(echo "$json" | "$JGET" '.[0].bpf.aggregates')" -ge 2 ] || fail "under 2 aggregates: $json"
 "$BQ" -n a stats --prometheus | grep -q '^bpfqdisc_hbm_dropped_total{dev="va"' ||
 	fail "no bpfqdisc_hbm_dropped_total in --prometheus"
 
@@ -78,7 +78,7 @@ wait $FLOODS 2>/dev/null || true
 # Read once no enqueue runs: a copy taken mid-enqueue can hold the one
 # counter bumped and not yet the other. The queue drains for seconds yet.
 json=$("$BQ" -n a stats -j)
-queued=$(echo "$json" | jq '.[0].qlen')
+queued=$(echo "$json" | "$JGET" '.[0].qlen')
 [ "$queued" -gt 0 ] || fail "the queue drained before destroy: $json"
 echo "$json" | jq -e '.[0].bpf.dropped > 0 and .[0].bpf.drops.horizon == .[0].bpf.dropped' >/dev/null ||
 	fail "horizon drops not counted as dropped: $json"

@@ -25,23 +25,19 @@ all_roots() {
 }
 
 # The check is for isolation, not speed: a shared queue gives ~1% of
-# pfifo_fast. Bidirectional TCP with lo busy on two emulated CPUs swings
-# 2-3x between runs, so the kinds alternate and medians are compared.
-ROUNDS=3
+# pfifo_fast. One round each: on the virtual clock a round repeats (three
+# rounds gave 1024-1028 and 1037-1043), where on wall-clock TCG it swung
+# 2-3x and took medians of three.
 expect "$BQ" load fifo
 veth_pair
-base= bpf=
-for r in $(seq $ROUNDS); do
-	all_roots pfifo_fast
-	base="$base $(busy_run)"
-	all_roots bpf_fifo
-	n=$("$BQ" list | grep -c '^  \(dev\|ifindex\)')
-	[ "$n" = 3 ] || fail "expected 3 instances, list shows $n"
-	bpf="$bpf $(busy_run)"
-done
-note "a->b with b->a and lo busy, $ROUNDS rounds: pfifo_fast$base Mbit/s, bpf_fifo$bpf Mbit/s"
-base=$(echo $base | median) bpf=$(echo $bpf | median)
-[ $((bpf * 100)) -ge $((base * 25)) ] || fail "bpf_fifo median $bpf Mbit/s vs pfifo_fast $base"
+all_roots pfifo_fast
+base=$(busy_run)
+all_roots bpf_fifo
+n=$("$BQ" list | grep -c '^  \(dev\|ifindex\)')
+[ "$n" = 3 ] || fail "expected 3 instances, list shows $n"
+bpf=$(busy_run)
+note "a->b with b->a and lo busy: pfifo_fast $base Mbit/s, bpf_fifo $bpf Mbit/s"
+[ $((bpf * 100)) -ge $((base * 25)) ] || fail "bpf_fifo $bpf Mbit/s vs pfifo_fast $base"
 
 for ns_dev in "a va" "b vb"; do
 	set -- $ns_dev
@@ -49,6 +45,6 @@ for ns_dev in "a va" "b vb"; do
 	[ "$(tc_stat $1 $2 qlen)" = 0 ] || fail "$2 qlen $(tc_stat $1 $2 qlen) at rest"
 	[ "$(tc_stat $1 $2 packets)" -gt 1000 ] || fail "$2 carried $(tc_stat $1 $2 packets) packets"
 done
-lo_backlog=$(tc -s -j qdisc show dev lo root | jq '.[0].backlog')
+lo_backlog=$(tc -s -j qdisc show dev lo root | "$JGET" '.[0].backlog')
 [ "$lo_backlog" = 0 ] || fail "lo backlog $lo_backlog at rest"
 exit 0

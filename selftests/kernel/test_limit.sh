@@ -24,13 +24,13 @@ note "max qlen seen $max; $(ip netns exec a tc -s qdisc show dev va | grep Sent)
 # One more than the limit: the skb the kernel peeked and holds for requeue.
 [ "$max" -le 51 ] || fail "qlen $max above limit 50"
 stats=$(ip netns exec a tc -s -j qdisc show dev va root)
-drops=$(echo "$stats" | jq '.[0].drops')
-over=$(echo "$stats" | jq '.[0].overlimits')
+drops=$(echo "$stats" | "$JGET" '.[0].drops')
+over=$(echo "$stats" | "$JGET" '.[0].overlimits')
 [ "$drops" -gt 0 ] || fail "no drops under overload"
 [ "$over" = "$drops" ] || fail "overlimits $over != drops $drops"
 own=$("$BQ" list | awk '/^    enqueued/ { print $8 }')
 [ "$own" = "$drops" ] || fail "bpfqdisc counted $own drops, tc $drops"
-hwm=$("$BQ" -n a stats -j | jq '.[0].bpf.qlen_max')
+hwm=$("$BQ" -n a stats -j | "$JGET" '.[0].bpf.qlen_max')
 note "high-water mark $hwm"
 [ "$hwm" = 50 ] || fail "queue high-water mark $hwm, limit 50"
 exit 0

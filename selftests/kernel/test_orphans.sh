@@ -27,11 +27,11 @@ ip netns exec b tc qdisc add dev vb root bpf_hbm 2>/dev/null && fail "bpf_hbm st
 "$BQ" -n a stats --prometheus | grep -q '^bpfqdisc_enqueued_total{dev="va",kind="bpf_hbm"' ||
 	fail "the live qdisc left Prometheus"
 expect "$BQ" -n a qdisc change dev va root rate 20mbit
-[ "$("$BQ" -n a qdisc show dev va -j | jq '.[0].options.rate')" = 2500000 ] || fail "change did not take"
+[ "$("$BQ" -n a qdisc show dev va -j | "$JGET" '.[0].options.rate')" = 2500000 ] || fail "change did not take"
 marking a va || fail "the egress program went with unload --force"
-before=$("$BQ" -n a stats -j | jq '.[0].bpf.enqueued')
+before=$("$BQ" -n a stats -j | "$JGET" '.[0].bpf.enqueued')
 expect ip netns exec a ping -c 3 -i 0.2 -W 2 -q $B >/dev/null
-after=$("$BQ" -n a stats -j | jq '.[0].bpf.enqueued')
+after=$("$BQ" -n a stats -j | "$JGET" '.[0].bpf.enqueued')
 [ "$after" -ge $((before + 3)) ] || fail "counters stopped: $before -> $after"
 "$BQ" list | grep -q "bpf_hbm.*unloaded with live qdiscs" || fail "list: $("$BQ" list)"
 

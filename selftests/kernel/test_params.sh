@@ -4,7 +4,7 @@
 . "$(dirname "$0")/lib.sh"
 
 limit_of() { # NS DEV: the limit bpfqdisc reports for DEV's root qdisc
-	"$BQ" -n "$1" qdisc show dev "$2" -j | jq -r '.[0].options.limit'
+	"$BQ" -n "$1" qdisc show dev "$2" -j | "$JGET" '.[0].options.limit'
 }
 
 expect "$BQ" load fifo
@@ -38,9 +38,9 @@ expect "$BQ" -n b qdisc add dev vb root handle 7: bpf_fifo limit 33
 	fail "stale pending parameters"
 
 # replace on the same kind changes parameters in place (BPF qdiscs have no .change).
-h=$(ip netns exec b tc -j qdisc show dev vb root | jq -r '.[0].handle')
+h=$(ip netns exec b tc -j qdisc show dev vb root | "$JGET" '.[0].handle')
 expect "$BQ" -n b qdisc replace dev vb root bpf_fifo limit 44
-[ "$(ip netns exec b tc -j qdisc show dev vb root | jq -r '.[0].handle')" = "$h" ] || fail "replace recreated the qdisc"
+[ "$(ip netns exec b tc -j qdisc show dev vb root | "$JGET" '.[0].handle')" = "$h" ] || fail "replace recreated the qdisc"
 [ "$(limit_of b vb)" = 44 ] || fail "replace did not change limit"
 
 # JSON and stats, checked by jq.
@@ -71,5 +71,5 @@ sleep 0.5
 expect_err 2 "another bpfqdisc is changing bpf_fifo" "$BQ" qdisc add dev lo root bpf_fifo limit 9
 wait
 expect "$BQ" qdisc add dev lo root bpf_fifo limit 9
-[ "$("$BQ" qdisc show dev lo -j | jq -r '.[0].options.limit')" = 9 ] || fail "lo limit"
+[ "$("$BQ" qdisc show dev lo -j | "$JGET" '.[0].options.limit')" = 9 ] || fail "lo limit"
 exit 0

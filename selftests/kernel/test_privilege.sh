@@ -23,7 +23,7 @@ sysctl -qw kernel.unprivileged_bpf_disabled=0 2>/dev/null || true
 nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all "$@"; }
 # limit 1000 (0x3e8, little endian), the other parameters 0, in a value of
 # the map's size (BQ_MAX_PARAMS u64s).
-vsz=$(bpftool map show pinned /sys/fs/bpf/bpfqdisc/fifo/bq_defaults -j | jq .bytes_value)
+vsz=$(bpftool map show pinned /sys/fs/bpf/bpfqdisc/fifo/bq_defaults -j | "$JGET" .bytes_value)
 value="0xe8 0x03 $(seq $((vsz - 2)) | sed 's/.*/0/' | tr '\n' ' ')"
 # The same commands work for root, so the refusals below are about privilege.
 expect bpftool map dump pinned /sys/fs/bpf/bpfqdisc/fifo/bq_slots >/dev/null

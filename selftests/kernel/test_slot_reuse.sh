@@ -53,7 +53,7 @@ veth_pair
 expect "$BQ" load fq --max-instances 1
 expect "$BQ" -n a qdisc add dev va root bpf_fq limit 500
 replaced_meanwhile bpf_fq "$BQ" -n a qdisc change dev va root limit 1234
-limit=$("$BQ" -n a qdisc show dev va -j | jq '.[0].options.limit')
+limit=$("$BQ" -n a qdisc show dev va -j | "$JGET" '.[0].options.limit')
 [ "$limit" = 10000 ] || fail "the new bpf_fq has limit $limit: the change meant for the old one reached it"
 refused "qdisc change"
 expect ip netns exec a tc qdisc del dev va root

@@ -16,11 +16,11 @@ hex_le() { # BYTES VALUE: VALUE as BYTES little-endian hex bytes
 	echo "$out"
 }
 
-limit_of() { "$BQ" -n a qdisc show dev va -j | jq -r '.[0].options.limit'; }
+limit_of() { "$BQ" -n a qdisc show dev va -j | "$JGET" '.[0].options.limit'; }
 
 expect "$BQ" load fifo
 veth_pair
-ifindex=$(ip -n a -j link show va | jq '.[0].ifindex')
+ifindex=$(ip -n a -j link show va | "$JGET" '.[0].ifindex')
 # The netns cookie, from an instance's own record of where it sits.
 expect "$BQ" -n a qdisc add dev va root bpf_fifo
 cookie=$(bpftool map dump pinned /sys/fs/bpf/bpfqdisc/fifo/bq_slots -j |
@@ -32,7 +32,7 @@ default=1000
 # A dead writer's entry: limit 7 at root of va, expired long ago (whatever
 # follows the parameters is 0).
 stage_dead() {
-	size=$(bpftool map show pinned $PENDING -j | jq .bytes_value)
+	size=$(bpftool map show pinned $PENDING -j | "$JGET" .bytes_value)
 	value="$(hex_le 8 7)$(hex_le $((size - 8)) 0)"
 	expect bpftool map update pinned $PENDING key hex $(hex_le 8 "$cookie") $(hex_le 4 "$ifindex") \
 		ff ff ff ff value hex $value

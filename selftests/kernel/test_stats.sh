@@ -20,7 +20,7 @@ for try in 1 2 3; do
 	sleep 0.5
 	json=$("$BQ" -n a stats -j)
 done
-[ "$(tc_stat a va packets)" -ge "$(echo "$json" | jq '.[0].packets')" ] || fail "tc saw fewer packets"
+[ "$(tc_stat a va packets)" -ge "$(echo "$json" | "$JGET" '.[0].packets')" ] || fail "tc saw fewer packets"
 
 # Each kind counts the framework's drop reasons and its own (BQ_DROP_REASONS),
 # and no other kind's: bpf_fifo has no flow_limit, bpf_fq has one.

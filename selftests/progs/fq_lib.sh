@@ -12,13 +12,13 @@ load_fq() {
 # bstat NS DEV FIELD: a field of bpfqdisc's stats for DEV's root bpf_fq
 # (flows, inactive, gc_flows, drops.horizon, marks ...).
 bstat() {
-	"$BQ" -n "$1" stats dev "$2" -j | jq -r ".[0].bpf.$3"
+	"$BQ" -n "$1" stats dev "$2" -j | "$JGET" ".[0].bpf.$3"
 }
 
 # kstat NS DEV FIELD: a field of tc -s -j for the kernel's fq (flows,
 # inactive, throttled, gc, highprio, flows_plimit, horizon_drops ...).
 kstat() {
-	ip netns exec "$1" tc -s -j qdisc show dev "$2" root | jq -r ".[0].$3 // 0"
+	ip netns exec "$1" tc -s -j qdisc show dev "$2" root | "$JGET" ".[0].$3" 0
 }
 
 # jain FILE: Jain's fairness index of the per-stream bytes of an iperf3 -J

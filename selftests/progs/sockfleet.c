@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sockfleet IPV4ADDR PORT N ROUNDS INTERVAL_MS (cgroup DIR | mark FIRST):
+ * N UDP sockets, each its own aggregate for bpf_hbm: socket i (1..N)
+ * created in cgroup DIR/ci (the process moves there first, and stays in
+ * the last one), or marked FIRST + i - 1. Then ROUNDS rounds (0: until
+ * killed), INTERVAL_MS apart, of one 64-byte datagram from each socket.
+ * One process instead of N pings: under TCG each process started costs
+ * the test VM about a tenth of a second.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Move this process into cgroup directory dir. */
+static int enter_cgroup(const char *dir)
+{
+	char path[4096 + sizeof("/cgroup.procs")];
+	int fd, ok;
+
+	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return -1;
+	ok = write(fd, "0", 1) == 1;
+	close(fd);
+	return ok ? 0 : -1;
+}
+
+static int open_socket(int i, const char *how, const char *arg)
+{
+	char dir[4096];
+	int fd, mark;
+
+	if (!strcmp(how, "cgroup")) {
+		snprintf(dir, sizeof(dir), "%s/c%d", arg, i);
+		if (enter_cgroup(dir)) {
+			fprintf(stderr, "sockfleet: cannot enter %s: %s\n", dir, strerror(errno));
+			return -1;
+		}
+	}
+	fd = socket(AF_INET, SOCK_DGRAM, 0);
+	if (fd < 0) {
+		perror("sockfleet: socket");
+		return -1;
+	}
+	mark = atoi(arg) + i - 1;
+	if (!strcmp(how, "mark") && setsockopt(fd, SOL_SOCKET, SO_MARK, &mark, sizeof(mark))) {
+		perror("sockfleet: SO_MARK");
+		return -1;
+	}
+	return fd;
+}
+
+int main(int argc, char **argv)
+{
+	struct sockaddr_in dst = { .sin_family = AF_INET };
+	char buf[64] = { 0 };
+	long n, rounds, interval;
+	int *fds;
+
+	if (argc != 8 || inet_pton(AF_INET, argv[1], &dst.sin_addr) != 1 ||
+	    (strcmp(argv[6], "cgroup") && strcmp(argv[6], "mark"))) {
+		fprintf(stderr, "usage: sockfleet IPV4ADDR PORT N ROUNDS INTERVAL_MS (cgroup DIR | mark FIRST)\n");
+		return 2;
+	}
+	dst.sin_port = htons(atoi(argv[2]));
+	n = strtol(argv[3], NULL, 10);
+	rounds = strtol(argv[4], NULL, 10);
+	interval = strtol(argv[5], NULL, 10);
+	fds = calloc(n > 0 ? n : 1, sizeof(*fds));
+	if (n < 1 || rounds < 0 || interval < 0 || !fds) {
+		fprintf(stderr, "sockfleet: N must be at least 1, ROUNDS and INTERVAL_MS not negative\n");
+		return 2;
+	}
+	for (long i = 0; i < n; i++) {
+		fds[i] = open_socket(i + 1, argv[6], argv[7]);
+		if (fds[i] < 0)
+			return 1;
+	}
+	for (long r = 0; !rounds || r < rounds; r++) {
+		if (r)
+			usleep(interval * 1000);
+		/* A qdisc's drop (ENOBUFS) is no reason to stop. */
+		for (long i = 0; i < n; i++)
+			sendto(fds[i], buf, sizeof(buf), 0, (struct sockaddr *)&dst, sizeof(dst));
+	}
+	return 0;
+}
