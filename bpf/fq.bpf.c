@@ -39,7 +39,7 @@
  *
  * Memory. Nothing is allocated per packet or per flow: packets sit in the
  * framework's skb pool, flows in a per-instance array with a free list, the
- * flow lookup is a per-instance hash table of chains through that array.
+ * flow lookup is the framework's key table (keytab.bpf.h) over that array.
  * Both are bounded by the load-time --ring-slots (per instance), flows also
  * by flows_max. A flow without packets is only state (credit, pacing
  * clock); every enqueue frees up to 8 that have been empty for 3 s, from
@@ -57,6 +57,7 @@
 #include "bq/timeq.bpf.h"
 #include "bq/ids.bpf.h"
 #include "bq/list.bpf.h"
+#include "bq/keytab.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -68,7 +69,6 @@ char LICENSE[] SEC("license") = "GPL";
 
 #define FQ_GC_MAX		8		/* detached flows freed per enqueue */
 #define FQ_GC_AGE		(3 * NSEC_PER_SEC)
-#define FQ_CHAIN_MAX		64		/* hash chain walk bound */
 #define FQ_NONE			(~0ULL)
 
 #define FQ_BANDS		3
@@ -261,38 +261,16 @@ BQ_LIST_OPS(fq_list, struct fq_flow, fq_flow)
 
 /* --- flow table --------------------------------------------------------- */
 
+BQ_KEYTAB_OPS(fq_tab, struct fq_flow, fq_flow, fq_bucket, key)
+
 /*
- * Unhash and free an empty flow that is on list l. false if it is not
- * where its hash chain can be walked (a chain longer than FQ_CHAIN_MAX):
- * then it stays, rather than leave a chain through a free entry.
+ * Unhash and free an empty flow that is on list l; false if it cannot be
+ * unhashed (see keytab.bpf.h): then it stays.
  */
 static __always_inline bool fq_flow_free(const struct bq_instance *inst, struct fq_sched *q,
 					 struct bq_list *l, struct fq_flow *f, u32 idx)
 {
-	u32 *b = fq_bucket(inst, f->key), cur, i;
-	struct fq_flow *c;
-	bool done = false;
-
-	if (!b)
-		return false;
-	if (*b == idx) {
-		*b = f->hnext;
-		done = true;
-	} else {
-		cur = *b;
-		bpf_for(i, 0, FQ_CHAIN_MAX) {
-			c = fq_flow(inst, cur);
-			if (!c || !cur)
-				break;
-			if (c->hnext == idx) {
-				c->hnext = f->hnext;
-				done = true;
-				break;
-			}
-			cur = c->hnext;
-		}
-	}
-	if (!done)
+	if (!fq_tab_remove(inst, f, idx))
 		return false;
 	fq_list_del(inst, l, f, idx);
 	f->state = F_FREE;
@@ -383,43 +361,22 @@ static __noinline u32 fq_classify(struct bq_instance *inst, struct fq_sched *q,
 				  const struct fq_params *p, u64 key, u64 now)
 {
 	struct fq_flow *f;
-	u32 *b, idx, i, h;
+	u32 idx;
 
-	b = fq_bucket(inst, key);
-	if (!b)
-		return 0;
-	idx = *b;
-	f = idx ? fq_flow(inst, idx) : NULL;
-	if (f && f->key == key)		/* usually first in its chain */
+	idx = fq_tab_find(inst, key);
+	if (idx)
 		return idx;
-	bpf_for(i, 0, FQ_CHAIN_MAX) {
-		if (!idx)
-			break;
-		f = fq_flow(inst, idx);
-		if (!f)
-			return 0;
-		if (f->key == key)
-			return idx;
-		idx = f->hnext;
-	}
 	idx = fq_flow_alloc(inst, q, p->flows_max, now);
 	f = idx ? fq_flow(inst, idx) : NULL;
-	if (!f)
+	if (!f || !fq_tab_insert(inst, f, idx, key))
 		return 0;
-	b = fq_bucket(inst, key);	/* alloc may have unhashed from this bucket */
-	if (!b)
-		return 0;
-	h = *b;
-	f->key = key;
 	f->time_next_packet = 0;
 	f->q.head = f->q.tail = f->q.len = 0;
 	f->credit = p->initial_quantum;
 	f->link.next = f->link.prev = 0;
-	f->hnext = h;
 	f->socket_hash = 0;
 	f->age = f->detached = fq_age_now(now);
 	f->state = F_IDLE;
-	*b = idx;
 	inst->cnt.x[X_FLOWS]++;
 	inst->cnt.x[X_INACTIVE]++;
 	return idx;
@@ -903,18 +860,15 @@ static int fq_setup(struct bq_instance *inst, struct fq_sched *q)
 static __noinline void fq_purge(struct Qdisc *sch, struct bq_instance *inst, struct fq_sched *q)
 {
 	struct fq_flow *f;
-	u32 i, *b;
+	u32 i;
 
 	bq_pool_purge(sch, inst, &q->pool);
 	bpf_for(i, 1, q->flow_ids.hwm + 1) {
 		f = fq_flow(inst, i);
 		if (!f)
 			continue;
-		if (f->state != F_FREE) {
-			b = fq_bucket(inst, f->key);
-			if (b)
-				*b = 0;
-		}
+		if (f->state != F_FREE)
+			fq_tab_forget(inst, f);
 		f->state = F_FREE;
 	}
 	inst->cnt.x[X_FLOWS] = 0;

@@ -68,11 +68,13 @@
  *
  * Memory: packets in the framework's skb pool (HBM_FLOWS queues per
  * aggregate), aggregates in a per-instance region of hbm_aggs, found by key
- * through hbm_agg_ids. Nothing is allocated per packet.
+ * through the framework's key table (keytab.bpf.h), which hbm_mark reads
+ * without the qdisc's lock. Nothing is allocated per packet.
  */
 #include "bq/class.bpf.h"
 #include "bq/pool.bpf.h"
 #include "bq/timeq.bpf.h"
+#include "bq/keytab.bpf.h"
 #include <bpf/bpf_endian.h>
 #include "hbm.h"
 #include "hbm_verdict.h"
@@ -176,14 +178,15 @@ struct hbm_agg {
 	u32 qlen;			/* packets in all its flow queues */
 	u16 turn;			/* the flow queue whose turn it is */
 	u16 sparse;			/* 1 + a new flow's queue, served first */
+	u32 hnext;			/* its chain in the key table */
 	struct hbm_flowq flows[HBM_FLOWS];
 };
 
 BQ_STATE(struct hbm_sched);
 
-/* Aggregates, their ids (gen 0) and classes: HBM_AGGS per instance. */
+/* Aggregates, their key table's buckets and classes: HBM_AGGS per instance. */
 BQ_SLOT_MAP(hbm_aggs, BPF_MAP_TYPE_ARRAY, u32, struct hbm_agg, HBM_AGGS, BQ_MAP_PIN);
-BQ_SLOT_MAP(hbm_agg_ids, BPF_MAP_TYPE_HASH, struct bq_class_key, u32, HBM_AGGS, 0);
+BQ_SLOT_MAP(hbm_agg_buckets, BPF_MAP_TYPE_ARRAY, u32, __u32, HBM_AGGS, 0);
 BQ_CLASSES(hbm_classes, struct hbm_class, HBM_AGGS, BQ_CLASS_BY_PARAM(classify),
 	BQ_CLASS_FIELD(rate, BQ_UNIT_RATE, 1, HBM_MAX_RATE, "rate", "unlimited"),
 );
@@ -342,6 +345,13 @@ static __always_inline struct hbm_agg *agg_at(const struct bq_instance *inst, u3
 	return bq_region_lookup(&hbm_aggs, inst, HBM_AGGS, idx);
 }
 
+static __always_inline u32 *agg_bucket(const struct bq_instance *inst, u64 id)
+{
+	return bq_region_lookup(&hbm_agg_buckets, inst, HBM_AGGS, bq_hash32(id));
+}
+
+BQ_KEYTAB_OPS(agg_tab, struct hbm_agg, agg_at, agg_bucket, info.id)
+
 /*
  * An aggregate to reuse for a new key: one idle since its idle_after, its
  * key forgotten (counted: aggs_aged). Scans HBM_AGE_SCAN of them from where
@@ -349,17 +359,14 @@ static __always_inline struct hbm_agg *agg_at(const struct bq_instance *inst, u3
  */
 static __noinline u32 agg_reclaim(struct bq_instance *inst, struct hbm_sched *q, u64 now)
 {
-	struct bq_class_key k = { .slot = inst->slot };
 	struct hbm_agg *a;
 	u32 i, idx;
 
 	bpf_for(i, 0, HBM_AGE_SCAN) {
 		idx = 2 + q->age_cursor++ % (HBM_AGGS - 2);
 		a = agg_at(inst, idx);
-		if (!a || a->qlen || (s64)(now - a->idle_after) < 0)
+		if (!a || a->qlen || (s64)(now - a->idle_after) < 0 || !agg_tab_remove(inst, a, idx))
 			continue;
-		k.id = a->info.id;
-		bpf_map_delete_elem(&hbm_agg_ids, &k);
 		inst->cnt.x[X_AGED]++;
 		return idx;
 	}
@@ -374,21 +381,20 @@ static __noinline u32 agg_reclaim(struct bq_instance *inst, struct hbm_sched *q,
  */
 static __noinline u32 agg_find(struct bq_instance *inst, struct hbm_sched *q, u64 id, u64 now)
 {
-	struct bq_class_key k = { .slot = inst->slot, .id = id };
 	struct hbm_agg *a;
-	u32 *found, idx;
+	u32 idx;
 
-	found = bpf_map_lookup_elem(&hbm_agg_ids, &k);
-	if (found)
-		return *found;
+	idx = agg_tab_find(inst, id);
+	if (idx)
+		return idx;
 	idx = q->naggs + 1 < HBM_AGGS ? q->naggs + 1 : agg_reclaim(inst, q, now);
 	a = idx ? agg_at(inst, idx) : NULL;
-	if (!a || bpf_map_update_elem(&hbm_agg_ids, &k, &idx, BPF_NOEXIST)) {
+	if (a)
+		__builtin_memset(a, 0, sizeof(*a));
+	if (!a || !agg_tab_insert(inst, a, idx, id)) {
 		inst->cnt.x[X_OVERFLOW]++;
 		return bq_class(inst, id) ? HBM_AGG_OVERFLOW : HBM_AGG_DEFAULT;
 	}
-	__builtin_memset(a, 0, sizeof(*a));
-	a->info.id = id;
 	if (idx > q->naggs) {
 		q->naggs = idx;
 		inst->cnt.x[X_AGGS] = idx;
@@ -665,17 +671,14 @@ static int hbm_setup(struct bq_instance *inst, struct hbm_sched *q)
 /* Free every packet and aggregate. */
 static __noinline void hbm_purge(struct Qdisc *sch, struct bq_instance *inst, struct hbm_sched *q)
 {
-	struct bq_class_key k = { .slot = inst->slot };
 	struct hbm_agg *a;
 	u32 i;
 
 	bq_pool_purge(sch, inst, &q->pool);
 	bpf_for(i, 1, q->naggs + 1) {
 		a = agg_at(inst, i);
-		if (!a)
-			continue;
-		k.id = a->info.id;
-		bpf_map_delete_elem(&hbm_agg_ids, &k);
+		if (a)
+			agg_tab_forget(inst, a);
 	}
 	inst->cnt.x[X_AGGS] = 0;
 }
@@ -731,16 +734,13 @@ int hbm_mark(struct __sk_buff *ctx)
 	struct sk_buff *skb = bpf_cast_to_kern_ctx(ctx);
 	struct bq_instance *inst = mark_instance(skb);
 	const struct hbm_params *p = inst ? bq_kind_params(bq_params_of(inst)) : NULL;
-	struct bq_class_key k = {};
 	struct hbm_agg *a;
-	u32 *idx;
+	u32 idx;
 
 	if (!p)
 		return TC_ACT_OK;
-	k.slot = inst->slot;
-	k.id = agg_key(inst, skb, p->classify);
-	idx = bpf_map_lookup_elem(&hbm_agg_ids, &k);
-	a = idx ? agg_at(inst, *idx) : NULL;
+	idx = agg_tab_find(inst, agg_key(inst, skb, p->classify));
+	a = idx ? agg_at(inst, idx) : NULL;
 	if (!a || !a->info.rate ||
 	    (s64)(a->info.clock - bpf_ktime_get_ns()) <= (s64)a->info.mark_ns)
 		return TC_ACT_OK;

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The framework's index allocator (include/bq/ids.bpf.h) and index-linked
- * lists (include/bq/list.bpf.h), natively, against a model: random
- * operations on a region of N entries, the structures checked after each.
+ * The framework's index allocator (include/bq/ids.bpf.h), index-linked
+ * lists (include/bq/list.bpf.h) and key table (include/bq/keytab.bpf.h),
+ * natively, against a model: random operations on a region of entries,
+ * the structures checked after each.
  */
 #include <stdbool.h>
 #include <stdlib.h>
@@ -12,6 +13,10 @@
 #include "unit.h"
 #include "bq/ids.bpf.h"
 #include "bq/list.bpf.h"
+
+/* The verifier's bounded loop, natively. */
+#define bpf_for(i, start, end) for ((i) = (start); (i) < (end); (i)++)
+#include "bq/keytab.bpf.h"
 
 #define N	16	/* entries 1..N-1 */
 #define OPS	20000
@@ -122,10 +127,136 @@ static void lists_against_model(void)
 	}
 }
 
+/* The key table's entries, and its buckets: nbuckets of them, at most KB. */
+#define KN	128
+#define KB	8
+
+struct kentry {
+	__u64 key;
+	__u32 hnext;
+};
+
+static struct kentry kregion[KN];
+static __u32 kbuckets[KB], nbuckets;
+
+static struct kentry *kentry_at(const struct bq_instance *q, __u32 idx)
+{
+	return idx && idx < KN ? &kregion[idx] : NULL;
+}
+
+static __u32 *kbucket(const struct bq_instance *q, __u64 key)
+{
+	return &kbuckets[key % nbuckets];
+}
+
+BQ_KEYTAB_OPS(ktab, struct kentry, kentry_at, kbucket, key)
+
+/* Entries 1..n-1 hashed (model: hashed[i], key of entry i is key[i]). */
+static void check_keytab(const bool *hashed, __u32 n, int op)
+{
+	__u32 seen = 0, want = 0, b, cur, steps;
+
+	for (b = 0; b < nbuckets; b++)
+		for (cur = kbuckets[b], steps = 0; cur && steps < KN; cur = kregion[cur].hnext, steps++) {
+			EXPECT(cur < n && hashed[cur], "op %d: bucket %u chains entry %u, not hashed",
+			       op, b, cur);
+			EXPECT(kregion[cur].key % nbuckets == b, "op %d: entry %u in bucket %u", op, cur, b);
+			seen++;
+		}
+	for (cur = 1; cur < n; cur++)
+		want += hashed[cur];
+	EXPECT(seen == want, "op %d: %u entries in the chains, model %u", op, seen, want);
+}
+
+/*
+ * Random inserts, removes and finds of keys 0..KEYS-1 in KN - 1 entries
+ * and 8 buckets, so that chains of about 16 form (within the walk's
+ * bound: every key is found).
+ */
+static void keytab_against_model(void)
+{
+	enum { KEYS = 200 };
+	bool hashed[KN] = {};
+	int of_key[KEYS];
+
+	memset(kregion, 0, sizeof(kregion));
+	memset(kbuckets, 0, sizeof(kbuckets));
+	nbuckets = KB;
+	for (int k = 0; k < KEYS; k++)
+		of_key[k] = 0;
+	srand(3);
+	for (int op = 0; op < OPS; op++) {
+		__u64 key = rand() % KEYS;
+		__u32 idx = ktab_find(NULL, key);
+
+		EXPECT(idx == (__u32)of_key[key], "op %d: key %llu found at %u, model %d",
+		       op, (unsigned long long)key, idx, of_key[key]);
+		if (!of_key[key]) {
+			for (idx = 1; idx < KN && hashed[idx]; idx++)
+				;
+			if (idx == KN)
+				continue;
+			EXPECT(ktab_insert(NULL, &kregion[idx], idx, key), "op %d: insert failed", op);
+			hashed[idx] = true;
+			of_key[key] = idx;
+		} else if (rand() % 2) {
+			idx = of_key[key];
+			EXPECT(ktab_remove(NULL, &kregion[idx], idx), "op %d: remove of %u failed", op, idx);
+			hashed[idx] = false;
+			of_key[key] = 0;
+		}
+		check_keytab(hashed, KN, op);
+		if (unit_current_failed)
+			return;
+	}
+	/* forget for every hashed entry leaves every bucket empty. */
+	for (__u32 i = 1; i < KN; i++)
+		if (hashed[i])
+			ktab_forget(NULL, &kregion[i]);
+	for (__u32 b = 0; b < KB; b++)
+		EXPECT(!kbuckets[b], "bucket %u not empty after forgetting every entry", b);
+}
+
+/*
+ * One bucket, KN - 1 keys: a walk follows BQ_KEYTAB_CHAIN entries, so the
+ * oldest keys are not found and cannot be removed, and a failed remove
+ * leaves the chain whole.
+ */
+static void keytab_chain_bound(void)
+{
+	bool hashed[KN] = {};
+	__u32 i, deep = 1, shallow = KN - 1;
+
+	memset(kregion, 0, sizeof(kregion));
+	memset(kbuckets, 0, sizeof(kbuckets));
+	nbuckets = 1;
+	for (i = 1; i < KN; i++) {
+		EXPECT(ktab_insert(NULL, &kregion[i], i, 1000 + i), "insert of %u failed", i);
+		hashed[i] = true;
+	}
+	/* Entry KN - 1 is first in the chain, entry i at depth KN - 1 - i. */
+	EXPECT(ktab_find(NULL, 1000 + shallow) == shallow, "the newest key not found");
+	EXPECT(ktab_find(NULL, 1000 + KN - BQ_KEYTAB_CHAIN) == KN - BQ_KEYTAB_CHAIN,
+	       "the key at depth %d not found", BQ_KEYTAB_CHAIN - 1);
+	EXPECT(ktab_find(NULL, 1000 + KN - 1 - BQ_KEYTAB_CHAIN) == 0,
+	       "the key at depth %d found, past the bound", BQ_KEYTAB_CHAIN);
+	EXPECT(ktab_find(NULL, 1000 + deep) == 0, "the oldest key found, past the bound");
+	EXPECT(!ktab_remove(NULL, &kregion[deep], deep), "removed an entry past the bound");
+	check_keytab(hashed, KN, -1);
+	EXPECT(ktab_remove(NULL, &kregion[KN - 10], KN - 10), "remove at depth 9 failed");
+	hashed[KN - 10] = false;
+	check_keytab(hashed, KN, -2);
+	EXPECT(ktab_remove(NULL, &kregion[shallow], shallow), "remove of the head failed");
+	hashed[shallow] = false;
+	check_keytab(hashed, KN, -3);
+}
+
 int main(void)
 {
 	unit_file = "parts";
 	RUN(ids_against_model);
 	RUN(lists_against_model);
+	RUN(keytab_against_model);
+	RUN(keytab_chain_bound);
 	return unit_failed;
 }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Parameter parsing: tc's units, ranges, and everything that must be refused. */
+#include <stdbool.h>
 #include <string.h>
 #include "lib.h"
 #include "unit.h"
@@ -24,50 +25,72 @@ static void parse_bad(enum bq_unit unit, const char *text)
 	EXPECT(why && *why, "'%s' refused without a reason", text);
 }
 
-static void rates(void)
-{
-	EXPECT(parse_ok(BQ_UNIT_RATE, "200mbit") == 25000000, "200mbit");
-	EXPECT(parse_ok(BQ_UNIT_RATE, "1gbit") == 125000000, "1gbit");
-	EXPECT(parse_ok(BQ_UNIT_RATE, "1Gbit") == 125000000, "case");
-	EXPECT(parse_ok(BQ_UNIT_RATE, "8000") == 1000, "bare is bit/s");
-	EXPECT(parse_ok(BQ_UNIT_RATE, "10mbps") == 10000000, "mbps is bytes");
-	EXPECT(parse_ok(BQ_UNIT_RATE, "1.5mbit") == 187500, "fraction");
-	EXPECT(parse_ok(BQ_UNIT_RATE, "1kibit") == 128, "IEC");
-	parse_bad(BQ_UNIT_RATE, "-1");
-	parse_bad(BQ_UNIT_RATE, "99999999999999tbit");
-	parse_bad(BQ_UNIT_RATE, "200mbits");
-	parse_bad(BQ_UNIT_RATE, "mbit");
-	parse_bad(BQ_UNIT_RATE, "");
-	parse_bad(BQ_UNIT_RATE, "inf");
-	parse_bad(BQ_UNIT_RATE, "nan");
-	parse_bad(BQ_UNIT_RATE, "0x10mbit");
-	parse_bad(BQ_UNIT_RATE, " 10mbit");
-}
+/* text in unit parses to want, or (bad) is refused with a reason. */
+struct parse_case {
+	enum bq_unit unit;
+	const char *text;
+	__u64 want;
+	bool bad;
+};
 
-static void times(void)
-{
-	EXPECT(parse_ok(BQ_UNIT_TIME, "10ms") == 10000000, "10ms");
-	EXPECT(parse_ok(BQ_UNIT_TIME, "3s") == 3000000000ULL, "3s");
-	EXPECT(parse_ok(BQ_UNIT_TIME, "500us") == 500000, "500us");
-	EXPECT(parse_ok(BQ_UNIT_TIME, "40") == 40000, "bare is us, as tc");
-	EXPECT(parse_ok(BQ_UNIT_TIME, "7ns") == 7, "ns");
-	parse_bad(BQ_UNIT_TIME, "10 ms");
-	parse_bad(BQ_UNIT_TIME, "10m");
-	parse_bad(BQ_UNIT_TIME, "-5ms");
-}
+#define PARSE_CASES(name, ...)						\
+	static void name(void)						\
+	{								\
+		static const struct parse_case c[] = { __VA_ARGS__ };	\
+									\
+		for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {	\
+			if (c[i].bad)					\
+				parse_bad(c[i].unit, c[i].text);	\
+			else						\
+				EXPECT(parse_ok(c[i].unit, c[i].text) == c[i].want, \
+				       "'%s'", c[i].text);		\
+		}							\
+	}
+#define OK(unit, text, want)	{ unit, text, want, false }
+#define BAD(unit, text)		{ unit, text, 0, true }
 
-static void sizes_and_counts(void)
-{
-	EXPECT(parse_ok(BQ_UNIT_BYTES, "3028") == 3028, "bytes");
-	EXPECT(parse_ok(BQ_UNIT_BYTES, "3k") == 3072, "k is 1024");
-	EXPECT(parse_ok(BQ_UNIT_BYTES, "1mb") == 1048576, "mb");
-	EXPECT(parse_ok(BQ_UNIT_COUNT, "10000") == 10000, "count");
-	parse_bad(BQ_UNIT_COUNT, "10k");
-	parse_bad(BQ_UNIT_COUNT, "1.5");
-	parse_bad(BQ_UNIT_COUNT, "99999999999999999999999");
-	EXPECT(parse_ok(BQ_UNIT_BOOL, "on") == 1 && parse_ok(BQ_UNIT_BOOL, "off") == 0, "bool");
-	parse_bad(BQ_UNIT_BOOL, "maybe");
-}
+PARSE_CASES(rates,
+	OK(BQ_UNIT_RATE, "200mbit", 25000000),
+	OK(BQ_UNIT_RATE, "1gbit", 125000000),
+	OK(BQ_UNIT_RATE, "1Gbit", 125000000),
+	OK(BQ_UNIT_RATE, "8000", 1000),			/* bare is bit/s */
+	OK(BQ_UNIT_RATE, "10mbps", 10000000),		/* bps is bytes */
+	OK(BQ_UNIT_RATE, "1.5mbit", 187500),
+	OK(BQ_UNIT_RATE, "1kibit", 128),		/* IEC */
+	BAD(BQ_UNIT_RATE, "-1"),
+	BAD(BQ_UNIT_RATE, "99999999999999tbit"),
+	BAD(BQ_UNIT_RATE, "200mbits"),
+	BAD(BQ_UNIT_RATE, "mbit"),
+	BAD(BQ_UNIT_RATE, ""),
+	BAD(BQ_UNIT_RATE, "inf"),
+	BAD(BQ_UNIT_RATE, "nan"),
+	BAD(BQ_UNIT_RATE, "0x10mbit"),
+	BAD(BQ_UNIT_RATE, " 10mbit"),
+)
+
+PARSE_CASES(times,
+	OK(BQ_UNIT_TIME, "10ms", 10000000),
+	OK(BQ_UNIT_TIME, "3s", 3000000000ULL),
+	OK(BQ_UNIT_TIME, "500us", 500000),
+	OK(BQ_UNIT_TIME, "40", 40000),			/* bare is us, as tc */
+	OK(BQ_UNIT_TIME, "7ns", 7),
+	BAD(BQ_UNIT_TIME, "10 ms"),
+	BAD(BQ_UNIT_TIME, "10m"),
+	BAD(BQ_UNIT_TIME, "-5ms"),
+)
+
+PARSE_CASES(sizes_and_counts,
+	OK(BQ_UNIT_BYTES, "3028", 3028),
+	OK(BQ_UNIT_BYTES, "3k", 3072),			/* k is 1024 */
+	OK(BQ_UNIT_BYTES, "1mb", 1048576),
+	OK(BQ_UNIT_COUNT, "10000", 10000),
+	BAD(BQ_UNIT_COUNT, "10k"),
+	BAD(BQ_UNIT_COUNT, "1.5"),
+	BAD(BQ_UNIT_COUNT, "99999999999999999999999"),
+	OK(BQ_UNIT_BOOL, "on", 1),
+	OK(BQ_UNIT_BOOL, "off", 0),
+	BAD(BQ_UNIT_BOOL, "maybe"),
+)
 
 static void formatting(void)
 {
