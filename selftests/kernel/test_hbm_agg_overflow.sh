@@ -22,7 +22,7 @@ expect "$BQ" -n a qdisc add dev va root bpf_hbm classify 1
 # cost the VM about 30 s of wall time), once ARP is done: 300 datagrams
 # waiting for it would overflow the neighbour's queue.
 expect ip netns exec a ping -q -c 1 -W 2 $B >/dev/null
-expect ip netns exec a "$TOP/bin/sockfleet" $B 9 300 1 0 mark 1
+expect "$TOP/bin/sockfleet" -n a $B 9 300 1 0 mark 1
 aggs=$(hstat aggregates) over=$(hstat agg_overflow)
 note "300 marks: $aggs aggregates, $over packets counted as overflow"
 [ "$aggs" = 255 ] || fail "$aggs aggregates, the table holds 255"

@@ -38,7 +38,7 @@ while [ $i -le 301 ]; do mkdir -p "$D/c$i"; i=$((i + 1)); done
 # A datagram every 0.2 s from a socket in each of c1..c300 (one process,
 # not 300 pings: it took the test 120 s of wall time to start those).
 expect ip netns exec a ping -q -c 1 -W 2 $B >/dev/null	# ARP first
-ip netns exec a "$TOP/bin/sockfleet" $B 9 300 0 200 cgroup "$D" &
+"$TOP/bin/sockfleet" -n a $B 9 300 0 200 cgroup "$D" &
 PINGS=$!
 i=0
 until [ "$(hstat aggregates)" = 255 ]; do

@@ -99,16 +99,22 @@ static void print_string(void)
 	}
 }
 
-/* Step into member name (len bytes) of the object at p; false if absent. */
+/*
+ * Step into member name (len bytes) of the object at p; false if absent.
+ * The last of several members of that name, as jq takes: tc's JSON for fq
+ * has two "throttled" (flows now, and times ever).
+ */
 static bool member(const char *name, size_t len)
 {
+	const char *found = NULL;
+
 	if (*p != '{')
 		return false;
 	p++;
 	for (;;) {
 		skip_ws();
 		if (*p == '}')
-			return false;
+			break;
 		if (*p != '"')
 			die("object key is not a string");
 		const char *key = p + 1;
@@ -121,12 +127,17 @@ static bool member(const char *name, size_t len)
 			die("':' missing in object");
 		skip_ws();
 		if (match)
-			return true;
+			found = p;
 		skip_value();
 		skip_ws();
 		if (*p == ',')
 			p++;
+		else if (*p != '}')
+			die("',' missing");
 	}
+	if (found)
+		p = found;
+	return found;
 }
 
 /* Step into element i of the array at p; false if absent. */

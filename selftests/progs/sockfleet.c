@@ -1,16 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * sockfleet IPV4ADDR PORT N ROUNDS INTERVAL_MS (cgroup DIR | mark FIRST):
- * N UDP sockets, each its own aggregate for bpf_hbm: socket i (1..N)
+ * sockfleet [-n NETNS] IPV4ADDR PORT N ROUNDS INTERVAL_MS (cgroup DIR | mark FIRST):
+ * N UDP sockets of network namespace NETNS (ip netns's name; its own if
+ * none), each its own aggregate for bpf_hbm: socket i (1..N)
  * created in cgroup DIR/ci (the process moves there first, and stays in
  * the last one), or marked FIRST + i - 1. Then ROUNDS rounds (0: until
  * killed), INTERVAL_MS apart, of one 64-byte datagram from each socket.
  * One process instead of N pings: under TCG each process started costs
- * the test VM about a tenth of a second.
+ * the test VM about a tenth of a second. It enters NETNS itself, where
+ * `ip netns exec` would hide the cgroup tree behind a sysfs of its own.
  */
+#define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,13 +63,24 @@ static int open_socket(int i, const char *how, const char *arg)
 int main(int argc, char **argv)
 {
 	struct sockaddr_in dst = { .sin_family = AF_INET };
-	char buf[64] = { 0 };
+	char buf[64] = { 0 }, ns[4096];
 	long n, rounds, interval;
-	int *fds;
+	int *fds, fd;
 
+	if (argc > 2 && !strcmp(argv[1], "-n")) {
+		snprintf(ns, sizeof(ns), "/run/netns/%s", argv[2]);
+		fd = open(ns, O_RDONLY);
+		if (fd < 0 || setns(fd, CLONE_NEWNET)) {
+			fprintf(stderr, "sockfleet: cannot enter %s: %s\n", ns, strerror(errno));
+			return 1;
+		}
+		close(fd);
+		argv += 2;
+		argc -= 2;
+	}
 	if (argc != 8 || inet_pton(AF_INET, argv[1], &dst.sin_addr) != 1 ||
 	    (strcmp(argv[6], "cgroup") && strcmp(argv[6], "mark"))) {
-		fprintf(stderr, "usage: sockfleet IPV4ADDR PORT N ROUNDS INTERVAL_MS (cgroup DIR | mark FIRST)\n");
+		fprintf(stderr, "usage: sockfleet [-n NETNS] IPV4ADDR PORT N ROUNDS INTERVAL_MS (cgroup DIR | mark FIRST)\n");
 		return 2;
 	}
 	dst.sin_port = htons(atoi(argv[2]));
