@@ -857,20 +857,17 @@ static int fq_setup(struct bq_instance *inst, struct fq_sched *q)
 }
 
 /* Free every packet and every flow; parameters and counters stay. */
+static __always_inline void fq_flow_forget(const struct bq_instance *inst, struct fq_flow *f)
+{
+	if (f->state != F_FREE)
+		fq_tab_forget(inst, f);
+	f->state = F_FREE;
+}
+
 static __noinline void fq_purge(struct Qdisc *sch, struct bq_instance *inst, struct fq_sched *q)
 {
-	struct fq_flow *f;
-	u32 i;
-
 	bq_pool_purge(sch, inst, &q->pool);
-	bpf_for(i, 1, q->flow_ids.hwm + 1) {
-		f = fq_flow(inst, i);
-		if (!f)
-			continue;
-		if (f->state != F_FREE)
-			fq_tab_forget(inst, f);
-		f->state = F_FREE;
-	}
+	bq_region_each(inst, fq_flow, q->flow_ids.hwm, fq_flow_forget);
 	inst->cnt.x[X_FLOWS] = 0;
 	inst->cnt.x[X_INACTIVE] = 0;
 	inst->cnt.x[X_THROTTLED] = 0;

@@ -497,19 +497,17 @@ static int fqc_setup(struct bq_instance *inst, struct fqc_sched *q)
 	return 0;
 }
 
+static __always_inline void fqc_flow_clear(const struct bq_instance *inst, struct fqc_flow *f)
+{
+	__builtin_memset(f, 0, sizeof(*f));
+}
+
 /* Free every packet; every bucket used goes back to a zeroed one. */
 static __noinline void fqc_purge(struct Qdisc *sch, struct bq_instance *inst,
 				 struct fqc_sched *q)
 {
-	struct fqc_flow *f;
-	u32 i;
-
 	bq_pool_purge(sch, inst, &q->pool);
-	bpf_for(i, 1, q->flows_hwm + 1) {
-		f = fqc_flow(inst, i);
-		if (f)
-			__builtin_memset(f, 0, sizeof(*f));
-	}
+	bq_region_each(inst, fqc_flow, q->flows_hwm, fqc_flow_clear);
 	inst->cnt.x[X_NEW_FLOWS_LEN] = 0;
 	inst->cnt.x[X_OLD_FLOWS_LEN] = 0;
 	inst->cnt.x[X_MEMORY_USED] = 0;

@@ -671,15 +671,8 @@ static int hbm_setup(struct bq_instance *inst, struct hbm_sched *q)
 /* Free every packet and aggregate. */
 static __noinline void hbm_purge(struct Qdisc *sch, struct bq_instance *inst, struct hbm_sched *q)
 {
-	struct hbm_agg *a;
-	u32 i;
-
 	bq_pool_purge(sch, inst, &q->pool);
-	bpf_for(i, 1, q->naggs + 1) {
-		a = agg_at(inst, i);
-		if (a)
-			agg_tab_forget(inst, a);
-	}
+	bq_region_each(inst, agg_at, q->naggs, agg_tab_forget);
 	inst->cnt.x[X_AGGS] = 0;
 }
 

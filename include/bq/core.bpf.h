@@ -217,6 +217,23 @@ static __always_inline u32 bq_region_key(const struct bq_instance *inst, u32 n, 
 	})
 
 /*
+ * fn(inst, e) for each entry e = at(inst, i) of a region, i from 1 to
+ * last (index 0 is never an entry): how a purge gives back every entry
+ * the instance has used.
+ */
+#define bq_region_each(inst, at, last, fn)				\
+	do {								\
+		u32 __bq_i;						\
+									\
+		bpf_for(__bq_i, 1, (last) + 1) {			\
+			typeof(at(inst, 0)) __bq_e = at(inst, __bq_i);	\
+									\
+			if (__bq_e)					\
+				fn(inst, __bq_e);			\
+		}							\
+	} while (0)
+
+/*
  * Fibonacci hashing: key times 2^64 / golden ratio, whose high bits depend
  * on every bit of key (pointers and counters alike); the top 32 of them.
  */

@@ -92,6 +92,16 @@ mq_of() {
 # qdisc_kind NS DEV: the kind of DEV's root qdisc.
 qdisc_kind() { ip netns exec "$1" tc qdisc show dev "$2" root | awk '{print $2; exit}'; }
 
+# carries KIND: KIND, made va's root, carries ping and one TCP flow a->b
+# for 2 s; prints the flow's Mbit/s.
+carries() {
+	expect ip netns exec a tc qdisc replace dev va root "$1"
+	[ "$(qdisc_kind a va)" = "$1" ] || fail "va has $(qdisc_kind a va), not $1"
+	ip netns exec a ping -q -c 3 -i 0.2 -W 2 $B >/dev/null || fail "ping through $1"
+	iperf_server b
+	iperf_mbps a $B 2
+}
+
 # tc_stat NS DEV FIELD: a field of the root qdisc's tc -s -j output.
 tc_stat() {
 	ip netns exec "$1" tc -s -j qdisc show dev "$2" root | "$JGET" ".[0].$3"

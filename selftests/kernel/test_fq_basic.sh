@@ -7,14 +7,8 @@
 
 load_fq
 veth_pair
-for kind in fq bpf_fq; do
-	expect ip netns exec a tc qdisc replace dev va root $kind
-	[ "$(qdisc_kind a va)" = $kind ] || fail "va has $(qdisc_kind a va), not $kind"
-	ip netns exec a ping -q -c 3 -i 0.2 -W 2 $B >/dev/null || fail "ping through $kind"
-	iperf_server b
-	m=$(iperf_mbps a $B 2)
-	[ $kind = fq ] && fq_mbps=$m || bpf_mbps=$m
-done
+fq_mbps=$(carries fq)
+bpf_mbps=$(carries bpf_fq)
 note "veth, 1 TCP flow, Mbit/s: fq $fq_mbps; bpf_fq $bpf_mbps"
 [ "$(tc_stat a va backlog)" = 0 ] || fail "backlog $(tc_stat a va backlog) at rest"
 # Throughput is for the benchmarks (make bench). Here only a collapse (a

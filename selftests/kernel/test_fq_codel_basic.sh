@@ -11,11 +11,8 @@ modprobe sch_fq_codel 2>/dev/null || true
 expect "$BQ" load fq_codel
 veth_pair
 for kind in fq_codel bpf_fq_codel; do
-	expect ip netns exec a tc qdisc replace dev va root $kind
-	[ "$(qdisc_kind a va)" = $kind ] || fail "va has $(qdisc_kind a va), not $kind"
-	ip netns exec a ping -q -c 3 -i 0.2 -W 2 $B >/dev/null || fail "ping through $kind"
-	iperf_server b
-	note "$kind: 1 TCP flow, $(iperf_mbps a $B 2) Mbit/s"
+	m=$(carries $kind)	# fails the test, where inside note's words it would not
+	note "$kind: 1 TCP flow, $m Mbit/s"
 done
 [ "$(tc_stat a va packets)" -gt 1000 ] || fail "carried $(tc_stat a va packets) packets"
 [ "$(tc_stat a va backlog)" = 0 ] || fail "backlog $(tc_stat a va backlog) at rest"
