@@ -11,6 +11,13 @@
 #   make bench      benchmarks in the VM -> docs/benchmarks.md (BENCH=quick|full)
 #   make install    PREFIX=/usr/local DESTDIR= (see the install section)
 #   make V=1        show the commands
+#   make -j1        one job at a time (the default is one per CPU)
+
+# One job per CPU unless the command line gives -j: a fresh CI machine
+# spent minutes building the BPF objects and fuzzers one at a time.
+ifeq ($(filter -j%,$(MAKEFLAGS)),)
+MAKEFLAGS += -j$(shell nproc)
+endif
 
 OUTPUT := .output
 BIN := bin
