@@ -82,7 +82,11 @@ static void skip_value(void)
 /* The string at p, unescaped (\uXXXX below 0x80 only), to stdout. */
 static void print_string(void)
 {
-	for (p++; *p != '"'; p++) {
+	const char *start = p, *end;
+
+	skip_string();		/* dies unless the string ends */
+	end = p - 1;		/* its closing quote */
+	for (p = start + 1; p < end; p++) {
 		if (*p != '\\') {
 			putchar(*p);
 			continue;
@@ -93,7 +97,12 @@ static void print_string(void)
 		case 'r': putchar('\r'); break;
 		case 'b': putchar('\b'); break;
 		case 'f': putchar('\f'); break;
-		case 'u': putchar((int)strtol((char[]){ p[1], p[2], p[3], p[4], 0 }, NULL, 16)); p += 4; break;
+		case 'u':
+			if (end - p > 4) {
+				putchar((int)strtol((char[]){ p[1], p[2], p[3], p[4], 0 }, NULL, 16));
+				p += 4;
+			}
+			break;
 		default: putchar(*p); break;
 		}
 	}
