@@ -52,10 +52,12 @@ static int open_socket(int i, const char *how, const char *arg)
 		perror("sockfleet: socket");
 		return -1;
 	}
-	mark = atoi(arg) + i - 1;
-	if (!strcmp(how, "mark") && setsockopt(fd, SOL_SOCKET, SO_MARK, &mark, sizeof(mark))) {
-		perror("sockfleet: SO_MARK");
-		return -1;
+	if (!strcmp(how, "mark")) {
+		mark = atoi(arg) + i - 1;
+		if (setsockopt(fd, SOL_SOCKET, SO_MARK, &mark, sizeof(mark))) {
+			perror("sockfleet: SO_MARK");
+			return -1;
+		}
 	}
 	return fd;
 }
