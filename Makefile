@@ -261,4 +261,5 @@ install-hbm: $(BIN)/hbm
 	$(Q)$(INSTALL) -d $(DESTDIR)$(SBINDIR)
 	$(Q)$(INSTALL) -m 0755 $(BIN)/hbm $(DESTDIR)$(SBINDIR)/hbm
 # The framework parts tested natively (selftests/unit/test_parts.c).
-$(BIN)/test_parts: include/bq/ids.bpf.h include/bq/list.bpf.h
+$(BIN)/test_parts: include/bq/ids.bpf.h include/bq/list.bpf.h include/bq/keytab.bpf.h \
+		   include/bq/timeq.bpf.h

@@ -134,7 +134,7 @@ enum { F_FREE, F_IDLE, F_NEW, F_OLD, F_THROTTLED, F_DETACHED };	/* IDLE: just cr
 struct fq_flow {
 	__u64 key;		/* socket pointer, or (hash << 1) | 1 */
 	__u64 time_next_packet;	/* pacing by rate: not before this */
-	__u64 throttled_until;	/* while throttled: its key in the heap */
+	__u64 throttled_until;	/* while throttled: its time in the heap */
 	struct bq_skbq q;	/* its packets, in departure order */
 	__s32 credit;
 	struct bq_link link;	/* in new, old or detached list; free list (next) */
@@ -532,7 +532,8 @@ BQ_ENQUEUE(fq)
 		f->credit = p->initial_quantum;
 		f->socket_hash = sk_hash;
 		f->time_next_packet = 0;
-		if (state == F_THROTTLED) {	/* its heap entry goes stale */
+		if (state == F_THROTTLED) {
+			bq_tq_remove(inst, &q->delayed, idx);
 			inst->cnt.x[X_THROTTLED]--;
 			f->state = F_OLD;
 			fq_list_add_tail(inst, &fq_band(q, band)->old_flows, f, idx);
@@ -551,12 +552,12 @@ BQ_ENQUEUE(fq)
 	if (f->state == F_THROTTLED && time < f->throttled_until) {
 		/*
 		 * Due before the packet the flow waits for: wait for this
-		 * one instead (as sch_fq does). The old heap entry goes
-		 * stale. The pacing delay still holds.
+		 * one instead (as sch_fq does); its heap item moves up. The
+		 * pacing delay still holds.
 		 */
 		u64 until = time > f->time_next_packet ? time : f->time_next_packet;
 
-		if (until < f->throttled_until && !bq_tq_push(inst, &q->delayed, until, idx)) {
+		if (until < f->throttled_until && !bq_tq_set(inst, &q->delayed, until, idx)) {
 			f->throttled_until = until;
 			if (q->time_next_delayed_flow > until)
 				q->time_next_delayed_flow = until;
@@ -595,8 +596,7 @@ static __noinline void fq_unthrottle(struct bq_instance *inst, struct fq_sched *
 		}
 		bq_tq_pop(inst, &q->delayed);
 		f = fq_flow(inst, val);
-		/* Stale if the flow moved on since (socket reuse, reset). */
-		if (!f || f->state != F_THROTTLED || f->throttled_until != time)
+		if (!f || f->state != F_THROTTLED)
 			continue;
 		inst->cnt.x[X_THROTTLED]--;
 		f->state = F_OLD;
@@ -605,12 +605,6 @@ static __noinline void fq_unthrottle(struct bq_instance *inst, struct fq_sched *
 }
 
 #define FQ_AGAIN	(~0U)
-
-/* What a pick found besides the flow. */
-struct fq_times {
-	u64 due;	/* the flow's head packet's departure time */
-	u64 when;	/* none ready, and a flow could not be throttled: retry then */
-};
 
 /*
  * The credit a flow in debt gets as it goes to the back of old_flows: one
@@ -654,14 +648,14 @@ static __always_inline u32 fq_next_band(struct fq_sched *q, const struct fq_para
 
 /*
  * One step of the round robin of the band being served: the flow at the
- * head of its new_flows, else of its old_flows, if it may send now; else
- * it moves on (spent its credit, not due: throttled, or empty), or the
- * band does, and FQ_AGAIN. 0: none is ready; out->when set when a flow
- * could not be throttled (heap full): retry then.
+ * head of its new_flows, else of its old_flows, if it may send now (*due:
+ * its head packet's departure time); else it moves on (spent its credit,
+ * not due: throttled, or empty), or the band does, and FQ_AGAIN. 0: none
+ * is ready.
  */
 static __always_inline u32 fq_pick_step(struct bq_instance *inst, struct fq_sched *q,
 					const struct fq_params *p, u64 now,
-					struct fq_times *out, u32 *retry)
+					u64 *due, u32 *retry)
 {
 	struct fq_band *b = fq_band(q, q->band_nr);
 	struct bq_list *head;
@@ -689,14 +683,19 @@ static __always_inline u32 fq_pick_step(struct bq_instance *inst, struct fq_sche
 	if (bq_skbq_head_time(inst, &f->q, &t)) {
 		tnp = t > f->time_next_packet ? t : f->time_next_packet;
 		if (now >= tnp) {
-			out->due = tnp;
+			*due = tnp;
 			return idx;
 		}
-		if (bq_tq_push(inst, &q->delayed, tnp, idx)) {
-			out->when = tnp;	/* heap full: come back then */
-			return 0;
-		}
 		fq_list_del(inst, head, f, idx);
+		if (bq_tq_set(inst, &q->delayed, tnp, idx)) {
+			/*
+			 * Flow indexes always fit (timeq.bpf.h); were one not
+			 * to, it waits for its next turn, and the others go on.
+			 */
+			fq_list_add_tail(inst, &fq_band(q, f->band)->old_flows, f, idx);
+			f->state = F_OLD;
+			return FQ_AGAIN;
+		}
 		f->throttled_until = tnp;
 		f->state = F_THROTTLED;
 		inst->cnt.x[X_THROTTLED]++;
@@ -730,18 +729,18 @@ static __always_inline u32 fq_pick_step(struct bq_instance *inst, struct fq_sche
  * must each come round many times for credit), call again.
  */
 static __noinline u32 fq_pick(struct bq_instance *inst, struct fq_sched *q,
-			      const struct fq_params *p, u64 now, struct fq_times *out)
+			      const struct fq_params *p, u64 now, u64 *due)
 {
 	u32 idx, i, retry = 0;
 
 	/* Usually the first flow may send, or, alone, may after its refill. */
-	idx = fq_pick_step(inst, q, p, now, out, &retry);
+	idx = fq_pick_step(inst, q, p, now, due, &retry);
 	if (idx == FQ_AGAIN)
-		idx = fq_pick_step(inst, q, p, now, out, &retry);
+		idx = fq_pick_step(inst, q, p, now, due, &retry);
 	if (idx != FQ_AGAIN)
 		return idx;
 	bpf_for(i, 0, 4 * bq_ring_slots) {
-		idx = fq_pick_step(inst, q, p, now, out, &retry);
+		idx = fq_pick_step(inst, q, p, now, due, &retry);
 		if (idx != FQ_AGAIN)
 			return idx;
 	}
@@ -750,8 +749,7 @@ static __noinline u32 fq_pick(struct bq_instance *inst, struct fq_sched *q,
 
 BQ_DEQUEUE(fq)
 {
-	struct fq_times times = {};
-	u64 now, rate, len;
+	u64 now, rate, len, due = 0;
 	const struct fq_params *p;
 	struct bq_instance *inst;
 	struct fq_sched *q;
@@ -777,7 +775,7 @@ BQ_DEQUEUE(fq)
 	now = bpf_ktime_get_ns();
 	if (q->time_next_delayed_flow <= now)
 		fq_unthrottle(inst, q, now);
-	idx = fq_pick(inst, q, p, now, &times);
+	idx = fq_pick(inst, q, p, now, &due);
 	if (idx == FQ_AGAIN) {
 		/* sch_fq's search has no bound: ours resumes at once. */
 		bpf_qdisc_watchdog_schedule(sch, now, 0);
@@ -785,8 +783,6 @@ BQ_DEQUEUE(fq)
 	}
 	f = idx ? fq_flow(inst, idx) : NULL;
 	if (!f) {
-		if (times.when && times.when < q->time_next_delayed_flow)
-			q->time_next_delayed_flow = times.when;
 		if (q->time_next_delayed_flow != FQ_NONE)
 			bpf_qdisc_watchdog_schedule(sch, q->time_next_delayed_flow,
 						    p->timer_slack);
@@ -801,7 +797,7 @@ BQ_DEQUEUE(fq)
 		f->age = fq_age_now(now);	/* idle since */
 	}
 	/* The packet sch_fq would mark CE: we can only count it. */
-	if (p->ce_threshold && (s64)(now - times.due - p->ce_threshold) > 0)
+	if (p->ce_threshold && (s64)(now - due - p->ce_threshold) > 0)
 		inst->cnt.marks++;
 
 	plen = bq_pkt_len(skb);

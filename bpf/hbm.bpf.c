@@ -82,7 +82,6 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
-#define EINVAL			22
 #define ETH_P_IP		0x0800
 #define ETH_P_IPV6		0x86DD
 #define IPPROTO_TCP		6
@@ -571,7 +570,7 @@ BQ_ENQUEUE(hbm)
 	/* The heap holds each backlogged aggregate once: room is checked at init. */
 	if (!a->qlen++) {
 		a->next = send;
-		bq_tq_push(inst, &q->ready, send, idx);
+		bq_tq_set(inst, &q->ready, send, idx);
 	}
 	return NET_XMIT_SUCCESS;
 }
@@ -605,7 +604,7 @@ static __always_inline struct sk_buff *agg_pop(struct bq_instance *inst, struct 
 	u32 len;
 
 	if (!f) {
-		bq_tq_push(inst, &q->ready, send, idx);
+		bq_tq_set(inst, &q->ready, send, idx);
 		return NULL;
 	}
 	head = bq_skbq_head(inst, &f->q);
@@ -618,7 +617,7 @@ static __always_inline struct sk_buff *agg_pop(struct bq_instance *inst, struct 
 	if (a->info.rate)
 		a->next = send + hbm_tx_time_ns(len, a->info.rate);
 	if (a->qlen)
-		bq_tq_push(inst, &q->ready, a->next, idx);
+		bq_tq_set(inst, &q->ready, a->next, idx);
 	if (skb)
 		rate_sample(inst, q, len, now);
 	return skb;

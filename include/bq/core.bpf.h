@@ -42,6 +42,7 @@
 
 #define ENOENT			2
 #define ENOMEM			12
+#define EINVAL			22
 #define ENOSPC			28
 #define ESTALE			116
 

@@ -21,7 +21,9 @@
 # too: "maxrate 10gbit" keeps 64-byte UDP off the fast path), NOSTATS_TESTS
 # (run first, bpf_stats off), TESTS (then with bpf_stats on: ns/op; default
 # "tcp1 pps"). Tests: tcp1, tcp8, tcp32 (iperf3 Mbit/s), rtt (sockperf
-# TCP ping-pong p50 and p99, µs), pps (64-byte UDP frames per second).
+# TCP ping-pong p50 and p99, µs), pps (64-byte UDP frames per second),
+# paced (16 UDP sockets paced at 1 MB/s each by the qdisc, every packet
+# throttled: the throttled heap's cost; datagrams per second sent).
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 OBJS=$TOP/.output/fq_ab
 
@@ -33,6 +35,7 @@ build() {
 	[ -r "$2" ] || { echo "fq_ab: cannot read $2" >&2; exit 2; }
 	mkdir -p "$OBJS" || exit 1
 	sed -e "s/\bfq_enqueue\b/$1_enqueue/g; s/\bfq_dequeue\b/$1_dequeue/g" \
+	    -e "s/^BQ_\(ENQUEUE\|DEQUEUE\)(fq)/BQ_\1($1)/" \
 	    -e "s/^BQ_QDISC_OPS(fq,/BQ_QDISC_OPS($1,/" "$2" >"$OBJS/$1.c"
 	grep -q "^BQ_QDISC_OPS($1," "$OBJS/$1.c" ||
 		{ echo "fq_ab: $2 has no BQ_QDISC_OPS(fq, ...)" >&2; exit 2; }
@@ -48,7 +51,7 @@ run) shift ;;
 *) usage ;;
 esac
 for t in ${NOSTATS_TESTS:-} ${TESTS-tcp1 pps}; do
-	case $t in tcp1 | tcp8 | tcp32 | rtt | pps) ;; *) echo "fq_ab: unknown test '$t'" >&2; exit 2 ;; esac
+	case $t in tcp1 | tcp8 | tcp32 | rtt | pps | paced) ;; *) echo "fq_ab: unknown test '$t'" >&2; exit 2 ;; esac
 done
 for v; do
 	[ -r "$OBJS/$v.bpf.o" ] || { echo "fq_ab: no $OBJS/$v.bpf.o: fq_ab.sh build $v FILE first" >&2; exit 2; }
@@ -79,6 +82,14 @@ pps() { udp_pps; }
 tcp1() { iperf_server b; iperf_mbps a $B $SECS; }
 tcp8() { iperf_server b; iperf_mbps a $B $SECS -P 8; }
 tcp32() { iperf_server b; iperf_mbps a $B $SECS -P 32; }
+paced() {
+	n0=$(tc_stat a va packets)
+	ip netns exec b "$FQSEND" -l -d $((SECS + 1)) $B 7000 >/dev/null &
+	sleep 0.2
+	ip netns exec a "$FQSEND" -f 16 -c -R 1000000 -s 1000 -d $SECS $B 7000 >/dev/null
+	echo $(( ($(tc_stat a va packets) - n0) / SECS ))
+	wait $!
+}
 rtt() {
 	f=$(mktemp)
 	ip netns exec a sockperf pp --tcp --no-rdtsc --full-rtt -i $B -p 11111 -t $((SECS > 2 ? SECS : 2)) >"$f" 2>&1

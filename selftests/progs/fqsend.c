@@ -19,6 +19,8 @@
  *   -T NS     with -t: datagram i departs NS * i later (negative: earlier)
  *   -a        with -t: count NS from the start of the run, not from each
  *             send: every datagram is due at the same time (with -T 0)
+ *   -o        with -t: only each socket's first datagram has a departure
+ *             time; the rest go out plain, due at once
  *   -R BPS    SO_MAX_PACING_RATE, bytes per second
  *   -P PRIO   SO_PRIORITY (7 is TC_PRIO_CONTROL)
  *   -i US     pause US microseconds between datagrams
@@ -70,7 +72,7 @@ struct opts {
 	uint64_t txbase;	/* -a: the start of the run; else 0: each send */
 	long sndbuf[2];
 	unsigned long rate;
-	int connect, churn, listen, edt;
+	int connect, churn, listen, edt, first_only;
 	struct sockaddr_in dst;
 };
 
@@ -123,7 +125,7 @@ static int send_one(int fd, const struct opts *o, char *buf, long i)
 		msg.msg_name = &dst;
 		msg.msg_namelen = sizeof(dst);
 	}
-	if (o->txtime >= 0) {
+	if (o->txtime >= 0 && !(o->first_only && i)) {
 		struct cmsghdr *cm;
 		uint64_t t = (o->txbase ?: mono_ns()) + o->txtime + o->txstep * i;
 
@@ -244,7 +246,7 @@ int main(int argc, char **argv)
 	uint64_t end = 0;
 	int c, *fds;
 
-	while ((c = getopt(argc, argv, "n:d:s:f:cCt:T:aR:P:i:b:lw:ep:")) != -1) {
+	while ((c = getopt(argc, argv, "n:d:s:f:cCt:T:aoR:P:i:b:lw:ep:")) != -1) {
 		switch (c) {
 		case 'n': o.n = atol(optarg); break;
 		case 'd': o.secs = atol(optarg); o.n = -1; break;
@@ -270,6 +272,7 @@ int main(int argc, char **argv)
 		case 'p': o.ports = atol(optarg); break;
 		case 'T': o.txstep = atol(optarg); break;
 		case 'a': o.txbase = mono_ns(); break;
+		case 'o': o.first_only = 1; break;
 		default: goto usage;
 		}
 	}
@@ -312,7 +315,7 @@ int main(int argc, char **argv)
 	return 0;
 usage:
 	fprintf(stderr, "usage: fqsend [-n N] [-d SECS] [-s SIZE] [-f SOCKS] [-c] [-C] "
-		"[-p PORTS] [-t TXTIME_NS [-T STEP_NS] [-a]] [-R RATE_BPS] [-P PRIO] [-i GAP_US] [-b SNDBUF[,SNDBUF2]] "
+		"[-p PORTS] [-t TXTIME_NS [-T STEP_NS] [-a] [-o]] [-R RATE_BPS] [-P PRIO] [-i GAP_US] [-b SNDBUF[,SNDBUF2]] "
 		"IPV4ADDR PORT\n       fqsend -l -d SECS [-w WARMUP_SECS] [-e] IPV4ADDR PORT\n");
 	return 2;
 }

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The framework's index allocator (include/bq/ids.bpf.h), index-linked
- * lists (include/bq/list.bpf.h) and key table (include/bq/keytab.bpf.h),
- * natively, against a model: random operations on a region of entries,
- * the structures checked after each.
+ * lists (include/bq/list.bpf.h), key table (include/bq/keytab.bpf.h) and
+ * time queue (include/bq/timeq.bpf.h), natively, against a model: random
+ * operations on a region of entries, the structures checked after each.
  */
+#include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,7 @@
 /* The verifier's bounded loop, natively. */
 #define bpf_for(i, start, end) for ((i) = (start); (i) < (end); (i)++)
 #include "bq/keytab.bpf.h"
+#include "bq/timeq.bpf.h"
 
 #define N	16	/* entries 1..N-1 */
 #define OPS	20000
@@ -251,6 +253,141 @@ static void keytab_chain_bound(void)
 	check_keytab(hashed, KN, -3);
 }
 
+/* The time queue's region: values 0..TN-1, at most TN - 1 of them in. */
+#define TN	16
+
+static struct bq_tq_ent tregion[TN];
+
+static struct bq_tq_ent *tent_at(const struct bq_instance *q, __u32 i)
+{
+	return i < TN ? &tregion[i] : NULL;
+}
+
+BQ_TIMEQ_OPS(tq, tent_at, TN)
+
+/*
+ * The heap against the model (value v in if in[v], due at[v]): each value
+ * that is in has a slot holding its time, no other has one, as many items
+ * as values (so none twice), and no slot is earlier than its parent.
+ */
+static void check_timeq(const struct bq_tq *q, const bool *in, const __u64 *at, int op)
+{
+	__u32 v, i, slot, n = 0;
+
+	for (v = 0; v < TN; v++) {
+		slot = tq_slot(NULL, q, v);
+		n += in[v];
+		EXPECT(!slot == !in[v], "op %d: value %u in slot %u, model %s", op, v, slot,
+		       in[v] ? "in" : "out");
+		if (in[v] && slot)
+			EXPECT(tregion[slot].time == at[v], "op %d: value %u at %llu, model %llu",
+			       op, v, (unsigned long long)tregion[slot].time,
+			       (unsigned long long)at[v]);
+	}
+	EXPECT(q->len == n, "op %d: %u items, model %u", op, q->len, n);
+	for (i = 2; i <= q->len && i < TN; i++)
+		EXPECT(tregion[i >> 1].time <= tregion[i].time, "op %d: slot %u before its parent",
+		       op, i);
+}
+
+/* The earliest time in the model; ~0 if none is in. */
+static __u64 model_min(const bool *in, const __u64 *at)
+{
+	__u64 min = ~0ULL;
+
+	for (__u32 v = 0; v < TN; v++)
+		if (in[v] && at[v] < min)
+			min = at[v];
+	return min;
+}
+
+/*
+ * Random sets (add or move), removes and pops of values 0..TN-1 with
+ * times from a small range (so that equal times meet); a set of a value
+ * not in while TN - 1 are is refused, any other succeeds.
+ */
+static void timeq_against_model(void)
+{
+	struct bq_tq q = {};
+	bool in[TN] = {};
+	__u64 at[TN], t;
+	__u32 nin = 0, got;
+
+	memset(tregion, 0, sizeof(tregion));
+	srand(4);
+	for (int op = 0; op < OPS; op++) {
+		int what = rand() % 5, ret;
+		__u32 v = (__u32)rand() % TN;
+
+		if (what < 2) {
+			t = rand() % 32;
+			ret = tq_set(NULL, &q, t, v);
+			if (!in[v] && nin == TN - 1) {
+				EXPECT(ret == -ENOSPC, "op %d: set of a value past a full heap: %d",
+				       op, ret);
+			} else {
+				EXPECT(ret == 0, "op %d: set of %u failed: %d", op, v, ret);
+				nin += !in[v];
+				in[v] = true;
+				at[v] = t;
+			}
+		} else if (what < 3) {
+			tq_remove(NULL, &q, v);
+			nin -= in[v];
+			in[v] = false;
+		} else if (tq_peek(NULL, &q, &t, &got)) {
+			EXPECT(got < TN && in[got] && at[got] == t && t == model_min(in, at),
+			       "op %d: peek gave %u at %llu, model earliest %llu", op, got,
+			       (unsigned long long)t, (unsigned long long)model_min(in, at));
+			if (got >= TN)
+				return;
+			tq_pop(NULL, &q);
+			nin -= in[got];
+			in[got] = false;
+		} else {
+			EXPECT(!nin, "op %d: peek found nothing, model has %u", op, nin);
+		}
+		check_timeq(&q, in, at, op);
+		if (unit_current_failed)
+			return;
+	}
+	EXPECT(tq_set(NULL, &q, 1, TN) == -EINVAL, "a value past the region set");
+	/* A zeroed queue (a reset) is empty, whatever the region still holds. */
+	q.len = 0;
+	memset(in, 0, sizeof(in));
+	check_timeq(&q, in, at, -1);
+}
+
+/*
+ * A value whose time moves earlier and later again and again, as a
+ * throttled flow's does when packets due sooner keep coming, stays one
+ * item; every value 1..TN-1 fits at once.
+ */
+static void timeq_moves_stay_one(void)
+{
+	struct bq_tq q = {};
+	__u64 t;
+	__u32 v;
+
+	memset(tregion, 0, sizeof(tregion));
+	for (v = 1; v < TN; v++)
+		EXPECT(tq_set(NULL, &q, 1000 + v, v) == 0, "set of value %u failed", v);
+	for (int i = 0; i < 1000; i++) {
+		EXPECT(tq_set(NULL, &q, i % 2 ? 6000 : i, 7) == 0, "move %d failed", i);
+		EXPECT(q.len == TN - 1, "move %d: %u items, not %d", i, q.len, TN - 1);
+	}
+	EXPECT(tq_peek(NULL, &q, &t, &v) && v == 1 && t == 1001, "earliest %u at %llu", v,
+	       (unsigned long long)t);
+	tq_remove(NULL, &q, 7);
+	for (__u32 want = 1; want < TN; want++) {
+		if (want == 7)
+			continue;
+		EXPECT(tq_peek(NULL, &q, &t, &v) && v == want, "popped %u, expected %u", v, want);
+		tq_pop(NULL, &q);
+	}
+	EXPECT(!q.len, "%u items left", q.len);
+}
+
 int main(void)
 {
 	unit_file = "parts";
@@ -258,5 +395,7 @@ int main(void)
 	RUN(lists_against_model);
 	RUN(keytab_against_model);
 	RUN(keytab_chain_bound);
+	RUN(timeq_against_model);
+	RUN(timeq_moves_stay_one);
 	return unit_failed;
 }
