@@ -429,6 +429,7 @@ static int pin_all(const struct bq_kind *k, struct bpf_object *obj, struct bpf_l
 	if (err)
 		return err;
 	/* The link last: its pin is what says "loaded". */
+	bq_stop_at("link");	/* test_load_lock runs other commands here */
 	pin_path(path, sizeof(path), k, "link");
 	return bpf_link__pin(link, path);
 }
@@ -750,6 +751,7 @@ int bq_unload(const struct bq_kind *k, bool force)
 		       "the live ones keep working until deleted; repeat with --force to do it", k->kind, n);
 		return BQ_EXIT_FAIL;
 	}
+	bq_stop_at("unpin");	/* test_unload_race adds a qdisc here */
 	unpin_all(k);
 	return 0;
 }
