@@ -12,7 +12,7 @@ command -v setpriv >/dev/null && command -v unshare >/dev/null || skip "no setpr
 	skip "kernel.unprivileged_userns_clone is 0: no user can make a user namespace"
 TMP=$(mktemp -d)
 chmod 1777 "$TMP"
-ATTACKERS=
+ATTACKERS= ATTACKS=0
 # Their namespaces hold qdiscs, which would outlive a failed test.
 trap 'kill $ATTACKERS 2>/dev/null || true' EXIT
 
@@ -20,7 +20,8 @@ trap 'kill $ATTACKERS 2>/dev/null || true' EXIT
 # dummy devices each asked for a root bpf_fifo; $got is how many tc made,
 # $why tc's first error. The namespace lives on (a sleep) until the end.
 attack() {
-	out=$TMP/attack$1.$$
+	ATTACKS=$((ATTACKS + 1))
+	out=$TMP/attack$ATTACKS
 	setpriv --reuid=65534 --regid=65534 --clear-groups unshare -Urn dash -c '
 		got=0 i=0
 		while [ $i -lt $1 ]; do
