@@ -29,6 +29,14 @@ wait_stopped() {
 	done
 }
 
+# wait_rc PID: wait for background job PID; its exit status in $rc.
+wait_rc() {
+	set +e
+	wait "$1"
+	rc=$?
+	set -e
+}
+
 # in_cgroup DIR CMD...: CMD as a process of cgroup v2 directory DIR.
 in_cgroup() { sh -c 'echo $$ >"$1/cgroup.procs" && shift && exec "$@"' sh "$@"; }
 

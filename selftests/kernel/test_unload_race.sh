@@ -6,14 +6,6 @@
 . "$(dirname "$0")/lib.sh"
 OUT=$(mktemp)
 
-# finish PID: PID's exit status in $rc.
-finish() {
-	set +e
-	wait "$1"
-	rc=$?
-	set -e
-}
-
 veth_pair
 expect "$BQ" load fifo
 
@@ -26,7 +18,7 @@ why=$(ip netns exec a tc qdisc add dev va root handle 8001: bpf_fifo 2>&1)
 added=$?
 set -e
 kill -CONT $unloader
-finish $unloader
+wait_rc $unloader
 note "tc qdisc add: exit $added ($why); unload: exit $rc ($(cat "$OUT"))"
 if [ "$(qdisc_kind a va)" = bpf_fifo ]; then
 	"$BQ" -n a list | grep -q "dev va" ||
@@ -52,7 +44,7 @@ BPFQDISC_STOP_AT=unpin "$BQ" unload fifo >"$OUT" 2>&1 &
 unloader=$!
 wait_stopped $unloader || fail "unload did not stop before unpinning: $(cat "$OUT")"
 kill -KILL $unloader
-finish $unloader
+wait_rc $unloader
 expect "$BQ" list >/dev/null
 expect ip netns exec a tc qdisc add dev va root bpf_fifo
 expect ip netns exec a tc qdisc del dev va root
