@@ -15,6 +15,7 @@
  *                        instead of the defaults, so no packet sees the
  *                        defaults, unless they expired (their writer died)
  *   bq_defaults   ARRAY  [0] -> struct bq_params an instance starts with
+ *   bq_config     ARRAY  [0] -> struct bq_config: which qdiscs .init admits
  *   bq_slot_locks ARRAY  slot -> the lock under which .init fills in a new
  *                        instance and bq_change (below) changes the
  *                        parameters of the one it was asked for
@@ -232,8 +233,21 @@ struct bq_instance {
 	/* Cold: who this is, for user space. */
 	struct bq_where where;
 	__u32 handle;
-	__u32 pad2;
+	__u32 userns;		/* 1: its netns's owner is not the initial user namespace */
 	__u64 created_ns;	/* CLOCK_MONOTONIC */
+};
+
+/*
+ * What .init checks before it keeps the slot it claimed. Any local user
+ * can make a user namespace and a netns in it (Debian allows it), and tc
+ * qdisc add there runs .init: such qdiscs may hold at most userns_slots
+ * slots (bpfqdisc load --userns-slots; 0 refuses them), so that the rest
+ * stay for the initial user namespace, root's. closing is 1 while
+ * bq_unload looks for live qdiscs before it unpins the kind.
+ */
+struct bq_config {
+	__u32 userns_slots;
+	__u32 closing;
 };
 
 /* The framework's part of a bq_slots value; the kind's state follows. */

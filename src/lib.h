@@ -82,13 +82,16 @@ int bq_params_apply(struct bq_param_set *set, int argc, char **argv);
 
 /* --- kinds (loader.c) --- */
 struct bq_load_opts {
-	__u32 max_instances;	/* > 0 */
+	/* 0: the earlier load's, whose live qdiscs keep its maps, else the default */
+	__u32 max_instances;
 	__u32 ring_slots;	/* a power of two, >= 2 */
+	__u32 userns_slots;	/* < max_instances (struct bq_config) */
 	struct bq_params defaults;	/* what new qdiscs of the kind start with */
 };
 /* max_instances * ring_slots: the entries of each per-slot map, a u32 */
 #define BQ_MAX_TOTAL_SLOTS	(1u << 26)
-int bq_load(const struct bq_kind *k, const struct bq_load_opts *o);
+/* Sets o->max_instances if it was 0. */
+int bq_load(const struct bq_kind *k, struct bq_load_opts *o);
 int bq_unload(const struct bq_kind *k, bool force);
 bool bq_is_loaded(const struct bq_kind *k);
 /* Its maps are pinned: loaded, or unloaded (--force) under live qdiscs. */
@@ -130,6 +133,9 @@ int bq_attach_egress(const struct bq_kind *k, int ifindex);
 int bq_open_map(const struct bq_kind *k, const char *map);
 /* Each returns 0 or -errno. */
 int bq_read_defaults(const struct bq_kind *k, struct bq_params *val);
+int bq_read_config(const struct bq_kind *k, struct bq_config *c);
+/* The slots an instance table of the kind's pinned maps has; 0 if none. */
+__u32 bq_slot_count(const struct bq_kind *k);
 int bq_read_params(const struct bq_kind *k, __u32 slot, struct bq_params *val);
 int bq_write_params(const struct bq_kind *k, const struct bq_instance *inst,
 		    const struct bq_params *val);

@@ -40,8 +40,10 @@
 #include <bpf/bpf_core_read.h>
 #include "bpfqdisc.h"
 
+#define EPERM			1
 #define ENOENT			2
 #define ENOMEM			12
+#define EBUSY			16
 #define EINVAL			22
 #define ENOSPC			28
 #define ESTALE			116
@@ -132,6 +134,13 @@ struct {
 	__type(key, u32);
 	__type(value, struct bq_params);
 } bq_defaults SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, u32);
+	__type(value, struct bq_config);
+} bq_config SEC(".maps");
 
 /*
  * The kind's parameters: a struct of __u64 fields, and a table of them
@@ -365,6 +374,53 @@ static __always_inline struct bq_slot *bq_slot_claim(struct Qdisc *sch, u32 *slo
 	return NULL;
 }
 
+/*
+ * Whether sch's device is in a netns of a user namespace other than the
+ * initial one (level 0; every other is its descendant). vmlinux BTF has no
+ * variable init_user_ns to compare with: it holds per-CPU variables only.
+ */
+static __always_inline bool bq_in_userns(struct Qdisc *sch)
+{
+	return BPF_CORE_READ(sch, dev_queue, dev, nd_net.net, user_ns, level) != 0;
+}
+
+/* Slots held by qdiscs in user namespaces (bq_instance.userns). */
+static __always_inline u32 bq_userns_held(void)
+{
+	u32 i, n = 0;
+
+	bpf_for(i, 0, bq_max_instances) {
+		struct bq_slot *s = bq_slot_at(i);
+
+		if (s && s->owner && s->inst.userns)
+			n++;
+	}
+	return n;
+}
+
+/*
+ * Whether a new qdisc may keep the slot it claimed (struct bq_config). Read after
+ * the claim's compare-and-swap, a full barrier: bq_unload sets closing and
+ * then looks for claimed slots, so either this sees closing or it sees
+ * this slot's owner. The count of userns slots is exact because .init
+ * runs under RTNL, one at a time.
+ */
+static __always_inline int bq_admit(bool userns)
+{
+	u32 zero = 0;
+	struct bq_config *c = bpf_map_lookup_elem(&bq_config, &zero);
+
+	if (!c)
+		return -ENOENT;
+	if (c->closing)
+		return -EBUSY;
+	if (!userns)
+		return 0;
+	if (!c->userns_slots)
+		return -EPERM;
+	return bq_userns_held() < c->userns_slots ? 0 : -ENOSPC;
+}
+
 /* Parameters given for a qdisc created at where, else the kind's defaults. */
 static __always_inline struct bq_params *bq_initial_params(struct bq_where *where, u64 now)
 {
@@ -391,20 +447,24 @@ static __always_inline int bq_instance_create(struct Qdisc *sch)
 	u64 now = bpf_ktime_get_ns();
 	struct bq_params *initial = bq_initial_params(&where, now);
 	u32 slot, handle = sch->handle;
+	bool userns = bq_in_userns(sch);
 	struct bq_slot *s = bq_slot_claim(sch, &slot);
 	struct bq_slot_lock *l = bpf_map_lookup_elem(&bq_slot_locks, &slot);
+	int err;
 
 	if (!s)
 		return -ENOSPC;
-	if (!l || !initial) {
+	err = !l || !initial ? -ENOENT : bq_admit(userns);
+	if (err) {
 		s->owner = 0;
-		return -ENOENT;
+		return err;
 	}
 	bpf_spin_lock(&l->lock);
 	__builtin_memset(&s->inst, 0, sizeof(s->inst));
 	s->inst.slot = slot;
 	s->inst.where = where;
 	s->inst.handle = handle;
+	s->inst.userns = userns;
 	s->params = *initial;
 	/* Last: user space skips a slot claimed but not yet filled in. */
 	s->inst.created_ns = now;
