@@ -33,6 +33,10 @@ expect_err 2 "out of range" "$BQ" -n a qdisc change dev va root classify 3
 expect "$BQ" load fifo
 expect "$BQ" -n b qdisc add dev vb root bpf_fifo
 expect_err 2 "bpf_fifo on vb has no classes" "$BQ" -n b class add dev vb mark 7 rate 1mbit
+# classify may not change under classes: mark 5 would be read as cgroup 5.
+expect_err 2 "has 1 class by mark .classify 1.*: delete it first" "$BQ" -n a qdisc change dev va root classify 0
+expect_err 2 "has 1 class by mark" "$BQ" -n a qdisc replace dev va root bpf_hbm classify 2
+expect "$BQ" -n a qdisc change dev va root classify 1
 # Nothing of the above changed anything: one class, mark 5 at 10mbit.
 show=$($C show dev va -j)
 echo "$show" | jq -e '[.[] | select(.class)] | length == 1 and .[0].mark == "5" and .[0].rate == 1250000' \
@@ -92,4 +96,6 @@ note "skbuff slab: baseline $base, after $(skb_slab)"
 expect "$BQ" -n a qdisc add dev va root bpf_hbm classify 1
 [ "$($C show dev va -j | jq '[.[] | select(.class)] | length')" = 0 ] ||
 	fail "classes of a destroyed qdisc came back: $($C show dev va)"
+# With no classes, classify may change.
+expect "$BQ" -n a qdisc change dev va root classify 0
 exit 0
