@@ -508,8 +508,7 @@ static __u32 map_entries(int fd)
 
 static int replaced(const struct class_req *r)
 {
-	bq_err("%s on %s was replaced or changed meanwhile: run the class command again",
-	       r->kind->kind, r->dev);
+	bq_err("%s on %s was replaced meanwhile: run the class command again", r->kind->kind, r->dev);
 	return BQ_EXIT_FAIL;
 }
 
@@ -586,13 +585,19 @@ static int write_class(struct class_req *r)
 	else
 		err = bpf_map_update_elem(r->classes, &key, c, add ? BPF_NOEXIST : BPF_EXIST);
 	free(c);
-	if (!err && (!bq_instance_current(r->kind, &r->inst) || (add && by_changed(r)))) {
+	if (!err && !bq_instance_current(r->kind, &r->inst)) {
 		if (add)
 			bpf_map_delete_elem(r->classes, &key);
 		err = -ESTALE;
 	}
 	if (err)
 		return err == -ESTALE ? replaced(r) : write_error(r);
+	if (add && by_changed(r)) {
+		bpf_map_delete_elem(r->classes, &key);
+		bq_err("%s of %s on %s changed meanwhile: the class is not added",
+		       r->cl->desc.by_param, r->kind->kind, r->dev);
+		return BQ_EXIT_FAIL;
+	}
 	if (add && r->by == BQ_BY_PRIORITY)
 		warn_sender_picks(r->dev);
 	return 0;
