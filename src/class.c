@@ -10,7 +10,10 @@
  * holds from the next packet on, and forgets them all when it is destroyed.
  * Each add, change or del is one map operation, so writers need no lock:
  * add fails if the class exists, change and del if it does not; add and
- * change give every field. show lists the aggregates the qdisc has seen,
+ * change give every field. What names the aggregates (the kind's classify
+ * parameter) may not change while the qdisc has classes (qdisc change asks
+ * bq_class_rekey_refused); add checks it again after its write. By
+ * priority every sender picks its key, and add says so. show lists the aggregates the qdisc has seen,
  * with their counters, and the classes that have no traffic yet.
  *
  * Everything about the kind comes from its descriptor (struct
