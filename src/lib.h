@@ -161,6 +161,17 @@ int bq_find_instance(int ifindex, __u32 parent, __u32 handle, const struct bq_ki
 /* --- commands beyond load/unload/list (qdisc.c, show.c, class.c) --- */
 int bq_cmd_qdisc(int argc, char **argv);
 int bq_cmd_class(int argc, char **argv);
+/*
+ * For qdisc change: BQ_EXIT_USAGE (said) if the parameter that names the
+ * aggregates of inst, of kind k, differs between cur and next while inst
+ * has classes, which would be read as keys of the new kind; else 0.
+ */
+int bq_class_rekey_refused(const struct bq_kind *k, const struct bq_instance *inst,
+			   const char *dev, const struct bq_params *cur, const struct bq_params *next);
+/* A warning on stderr when next names aggregates by a key each sender picks
+ * (and cur, NULL for a new qdisc, did not). */
+void bq_class_warn_keys(const struct bq_kind *k, const char *dev, const struct bq_params *cur,
+			const struct bq_params *next);
 int bq_cmd_qdisc_show(int argc, char **argv);
 int bq_cmd_stats(int argc, char **argv);
 

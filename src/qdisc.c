@@ -184,7 +184,8 @@ static int change_locked(struct qdisc_req *r)
 		bq_err("cannot read the parameters of %s on %s: %s", r->kind->kind, r->dev, strerror(errno));
 		return BQ_EXIT_FAIL;
 	}
-	err = build_params(r, &cur, &set);
+	err = build_params(r, &cur, &set) ?:
+	      bq_class_rekey_refused(r->kind, &inst, r->dev, &cur, &set.val);
 	if (err)
 		return err;
 	bq_stop_at("write");	/* test_slot_reuse replaces the qdisc here */
@@ -197,6 +198,13 @@ static int change_locked(struct qdisc_req *r)
 		bq_err("cannot change %s on %s: %s", r->kind->kind, r->dev, strerror(-err));
 		return BQ_EXIT_FAIL;
 	}
+	/* class add takes no lock: one added meanwhile undoes the change. */
+	err = bq_class_rekey_refused(r->kind, &inst, r->dev, &cur, &set.val);
+	if (err) {
+		bq_write_params(r->kind, &inst, &cur);
+		return err;
+	}
+	bq_class_warn_keys(r->kind, r->dev, &cur, &set.val);
 	return 0;
 }
 
@@ -315,6 +323,8 @@ static int create(struct qdisc_req *r, bool replace)
 	}
 	if (!err)
 		err = attach_egress(r);
+	if (!err)
+		bq_class_warn_keys(r->kind, r->dev, NULL, &set.val);
 	if (pending >= 0)
 		close(pending);
 	close(lock);
