@@ -58,16 +58,6 @@ hold_netstamp() {
 	ip netns del stamphold
 }
 
-# wait_stopped PID: until PID is stopped (state T), up to 20 s.
-wait_stopped() {
-	i=0
-	until [ "$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null)" = T ]; do
-		i=$((i + 1))
-		[ $i -le 200 ] && [ -e "/proc/$1" ] || return 1
-		sleep 0.1
-	done
-}
-
 # expect_err CODE REGEX CMD...: fail unless CMD exits CODE with stderr
 # matching REGEX on one line.
 expect_err() {
