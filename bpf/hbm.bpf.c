@@ -201,9 +201,14 @@ struct hbm_agg {
 
 BQ_STATE(struct hbm_sched);
 
-/* Aggregates, their key table's buckets and classes: HBM_AGGS per instance. */
+/*
+ * Aggregates, their key table's buckets and classes: HBM_AGGS per instance.
+ * The buckets are pinned too, so that a later load shares them: hbm_mark
+ * on a device serves the qdiscs of every load there (mq children made
+ * before and after systemctl restart).
+ */
 BQ_SLOT_MAP(hbm_aggs, BPF_MAP_TYPE_ARRAY, u32, struct hbm_agg, HBM_AGGS, BQ_MAP_PIN);
-BQ_SLOT_MAP(hbm_agg_buckets, BPF_MAP_TYPE_ARRAY, u32, __u32, HBM_AGGS, 0);
+BQ_SLOT_MAP(hbm_agg_buckets, BPF_MAP_TYPE_ARRAY, u32, __u32, HBM_AGGS, BQ_MAP_PIN);
 BQ_CLASSES(hbm_classes, struct hbm_class, HBM_AGGS, BQ_CLASS_BY_PARAM(classify),
 	BQ_CLASS_FIELD(rate, BQ_UNIT_RATE, 1, HBM_MAX_RATE, "rate", "unlimited"),
 );

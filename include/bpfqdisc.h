@@ -116,7 +116,8 @@ struct bq_xstat_desc {
  * A map with a region of per_slot entries per instance slot, declared with
  * BQ_SLOT_MAP(); the entries land in .rodata.bq_maps. The loader sizes it
  * max_instances * per_slot entries (* ring_slots for BQ_PER_RING) and pins
- * it if flags has BQ_MAP_PIN (user space reads it).
+ * it if flags has BQ_MAP_PIN (user space reads it, or a later load's
+ * programs must share it with the live qdiscs of this one).
  */
 #define BQ_PER_RING		0
 #define BQ_MAP_PIN		1

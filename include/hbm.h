@@ -3,8 +3,8 @@
  * Host Bandwidth Manager (HBM): what the cgroup egress programs
  * (bpf/hbm_cg.bpf.c, bpf/hbm_cg_edt.bpf.c) and the hbm tool (src/hbm/) share.
  *
- * Maps of every HBM object, found by name so that `hbm PROG.o` can load an
- * object built elsewhere with the same layout:
+ * Maps of every HBM object, found by name so that `hbm --object PROG.o` can
+ * load an object built elsewhere with the same layout:
  *   hbm_config  ARRAY, 1 entry    struct hbm_config: rate and flags, written
  *                                 by user space, live (-w changes the rate)
  *   hbm_stats   PERCPU_ARRAY, 1   struct hbm_stats: per-CPU counters, summed

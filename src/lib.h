@@ -97,8 +97,12 @@ bool bq_is_loaded(const struct bq_kind *k);
 /* Its maps are pinned: loaded, or unloaded (--force) under live qdiscs. */
 bool bq_has_state(const struct bq_kind *k);
 /* Unpins what no qdisc uses any more: a kind's state kept by unload --force
- * once its qdiscs are gone, egress attachments of devices that went. */
+ * once its qdiscs are gone, egress attachments of devices that went or hold
+ * no qdisc of the kind. */
 void bq_tidy(void);
+/* The exclusive right to write qdiscs of kind k: a directory fd to close
+ * to let go, or -1 with errno set (EWOULDBLOCK: another process has it). */
+int bq_try_lock_kind(const struct bq_kind *k);
 /* A kind's classes, as its BQ_CLASSES() and BQ_CLASS_AGGS() declare them. */
 struct bq_kind_classes {
 	struct bq_class_desc desc;

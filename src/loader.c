@@ -262,7 +262,8 @@ static struct bpf_map *struct_ops_map(struct bpf_object *obj)
 }
 
 /* Unpins the kind's pins that which() picks by their name and path. */
-static void unpin_some(const struct bq_kind *k, bool (*which)(const char *name, const char *path))
+static void unpin_some(const struct bq_kind *k,
+		       bool (*which)(const struct bq_kind *k, const char *name, const char *path))
 {
 	char dir[256], path[512];
 	struct dirent *e;
@@ -272,14 +273,14 @@ static void unpin_some(const struct bq_kind *k, bool (*which)(const char *name, 
 	d = opendir(dir);
 	while (d && (e = readdir(d))) {
 		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-		if (e->d_name[0] != '.' && which(e->d_name, path))
+		if (e->d_name[0] != '.' && which(k, e->d_name, path))
 			unlink(path);
 	}
 	if (d)
 		closedir(d);
 }
 
-static bool any_pin(const char *name, const char *path)
+static bool any_pin(const struct bq_kind *k, const char *name, const char *path)
 {
 	return true;
 }
@@ -336,9 +337,59 @@ static int tcx_ifindex(const char *path)
 	return ifindex;
 }
 
-static bool dead_egress(const char *name, const char *path)
+/* A qdisc of the kind is on the device; also when its qdiscs are unreadable. */
+static bool kind_on_device(const struct bq_kind *k, __u64 netns_cookie, __u32 ifindex)
 {
-	return !strncmp(name, "egress_", 7) && tcx_ifindex(path) == 0;
+	struct bq_instance_info *v;
+	size_t n = 0;
+	bool on;
+
+	on = bq_instances(k, &v, &n) != 0;
+	for (size_t i = 0; !on && i < n; i++)
+		on = v[i].inst.where.netns_cookie == netns_cookie && v[i].inst.where.ifindex == ifindex;
+	free(v);
+	return on;
+}
+
+/* An egress attachment (egress_NETNS_IFINDEX) whose device went, or that
+ * no qdisc of the kind needs there any more (tc qdisc del, replace). */
+static bool stale_egress(const struct bq_kind *k, const char *name, const char *path)
+{
+	unsigned long long netns_cookie;
+	unsigned int ifindex;
+
+	if (sscanf(name, "egress_%llx_%u", &netns_cookie, &ifindex) != 2)
+		return false;
+	return tcx_ifindex(path) == 0 || !kind_on_device(k, netns_cookie, ifindex);
+}
+
+int bq_try_lock_kind(const struct bq_kind *k)
+{
+	char path[256];
+	int fd;
+
+	pin_path(path, sizeof(path), k, NULL);
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * Under the kind's lock: qdisc add holds it from before it creates a qdisc
+ * until its egress program is attached, and a qdisc made in between would
+ * lose its marker. Held: the next tidy does it.
+ */
+static void unpin_stale_egress(const struct bq_kind *k)
+{
+	int lock = bq_try_lock_kind(k);
+
+	if (lock < 0)
+		return;
+	unpin_some(k, stale_egress);
+	close(lock);
 }
 
 /*
@@ -402,7 +453,7 @@ static void tidy_locked(void)
 			unpin_all(k);
 			continue;
 		}
-		unpin_some(k, dead_egress);
+		unpin_stale_egress(k);
 		/* Left by an unload that died: no unload runs while we hold the lock. */
 		if (bq_is_loaded(k))
 			set_closing(k, false);
@@ -449,6 +500,28 @@ static int pin_progs(const struct bq_kind *k, struct bpf_object *obj)
 	return err;
 }
 
+/*
+ * The pinned tcx link at path runs prog from now on, if it ran an earlier
+ * load's program (systemctl restart): that one reads the earlier load's
+ * maps, where a new qdisc's aggregates are not.
+ */
+static int refresh_egress(const char *path, int prog)
+{
+	struct bpf_link_info link = {};
+	struct bpf_prog_info now = {};
+	__u32 len = sizeof(link), plen = sizeof(now);
+	int fd = bpf_obj_get(path), err = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (bpf_link_get_info_by_fd(fd, &link, &len) || bpf_prog_get_info_by_fd(prog, &now, &plen))
+		err = -errno;
+	else if (link.prog_id != now.id && bpf_link_update(fd, prog, NULL))
+		err = -errno;
+	close(fd);
+	return err;
+}
+
 int bq_attach_egress(const struct bq_kind *k, int ifindex)
 {
 	char path[256], name[64];
@@ -462,14 +535,16 @@ int bq_attach_egress(const struct bq_kind *k, int ifindex)
 		 ifindex);
 	pin_path(path, sizeof(path), k, name);
 	/*
-	 * Attached already (an earlier add on this device): keep it. Replacing
-	 * it would race the kernel, which detaches an unpinned link later, in
-	 * a work item: the new attachment of the same program fails, EEXIST.
-	 * A pin left by a deleted device holds a detached link: replace it.
+	 * Attached already (an earlier add on this device): keep the link,
+	 * with this load's program in it. A new link would race the kernel,
+	 * which detaches an unpinned link later, in a work item: the new
+	 * attachment of the same program fails, EEXIST. A pin left by a
+	 * deleted device holds a detached link: replace it.
 	 */
 	if (tcx_ifindex(path) == ifindex) {
+		err = refresh_egress(path, prog);
 		close(prog);
-		return 0;
+		return err;
 	}
 	unlink(path);
 	link = bpf_link_create(prog, ifindex, BPF_TCX_EGRESS, NULL);

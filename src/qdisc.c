@@ -11,14 +11,12 @@
  * directory, so a second writer is refused rather than interleaved.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <net/if.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <sys/file.h>
 #include <bpf/bpf.h>
 #include "lib.h"
 
@@ -98,23 +96,12 @@ static int require_loaded(const struct bq_kind *k)
 /* Exclusive right to write parameters of kind k; -1 when someone has it. */
 static int lock_kind(const struct bq_kind *k)
 {
-	char path[256];
-	int fd;
+	int fd = bq_try_lock_kind(k);
 
-	snprintf(path, sizeof(path), "%s/%s", BQ_PIN_ROOT, k->name);
-	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0) {
-		bq_err("cannot open %s to lock it: %s", path, strerror(errno));
-		return -1;
-	}
-	if (flock(fd, LOCK_EX | LOCK_NB)) {
-		if (errno == EWOULDBLOCK)
-			bq_err("another bpfqdisc is changing %s qdiscs; try again", k->kind);
-		else
-			bq_err("cannot lock %s: %s", path, strerror(errno));
-		close(fd);
-		return -1;
-	}
+	if (fd < 0 && errno == EWOULDBLOCK)
+		bq_err("another bpfqdisc is changing %s qdiscs; try again", k->kind);
+	else if (fd < 0)
+		bq_err("cannot lock %s/%s: %s", BQ_PIN_ROOT, k->name, strerror(errno));
 	return fd;
 }
 

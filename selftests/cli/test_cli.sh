@@ -69,6 +69,19 @@ check class_fields_unknown 2 "^bpfqdisc: unknown argument 'weight'$" "$BQT" clas
 check class_fields_del 2 "^bpfqdisc: class del takes no tag$" "$BQT" class del dev lo mark 1 tag 1
 check hbmtest_burst_no_htb 2 "--htb-burst needs -q=htb" "$TOP/tools/hbm-test" --htb-burst=600k -r=10
 check hbmtest_burst_bad 2 "--htb-burst takes bytes, as tc writes them \(600k\), not 'x'" "$TOP/tools/hbm-test" -q=htb --htb-burst=x -r=10
+# hbm's objects: built-in names are never files, and --object takes only a
+# regular file no one but hbm's user may write (checked before anything
+# needs root or a kernel). test_hbm_object has the rest.
+HBM="$TOP/bin/hbm"
+OBJ=$(mktemp)
+chmod 0664 "$OBJ"
+check hbm_not_builtin 2 "^hbm: 'hbm_cg.o' is not a built-in object \(hbm_cg, hbm_cg_edt\)" "$HBM" hbm_cg.o
+check hbm_object_group_writable 2 "^hbm: refusing $OBJ: it is writable by group or others \(mode 0664" \
+	"$HBM" --object "$OBJ"
+check hbm_object_dir 2 "^hbm: refusing /: not a regular file" "$HBM" --object /
+check hbm_object_and_builtin 2 "^hbm: give a built-in object or --object FILE, not both" \
+	"$HBM" --object "$OBJ" hbm_cg
+rm -f "$OBJ"
 
 if bpftool btf dump file /sys/kernel/btf/vmlinux 2>/dev/null | grep -q bpf_qdisc_skb_drop; then
 	echo "SKIP cli/unsupported_kernel: this kernel supports BPF qdiscs"

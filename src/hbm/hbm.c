@@ -5,17 +5,21 @@
  * bpf/hbm_cg_edt.bpf.c with --edt), as the 2019 Linux sample did. See usage().
  *
  * Life of a run:
- *   1. claim the id: mkdir /sys/fs/bpf/bpfqdisc/hbm<id> (0700) fails if
- *      another hbm holds it;
+ *   1. claim the id: lock (flock) /sys/fs/bpf/bpfqdisc/hbm<id> (0700),
+ *      made if missing; refused if another hbm has the lock or a kept
+ *      limit is pinned there;
  *   2. create (or reuse an empty-handed) cgroup <cgroup2 mount>/hbm<id>;
- *   3. load the program, write the rate and flags to hbm_config, attach it
- *      to the cgroup with a BPF link and pin the link and the maps in the
- *      directory of step 1;
+ *   3. load the program, write the rate and flags to hbm_config and attach
+ *      it to the cgroup with a BPF link, held by its fd only;
  *   4. run for -t seconds or until a signal, adjusting the rate (-w) and
  *      copying the BPF trace (-d);
  *   5. print the statistics (-s, -j) and undo steps 1-3, unless --keep:
- *      then the pinned link keeps the limit in force after hbm exits, and
- *      `hbm -n <id> --remove` undoes it later.
+ *      then the rate goes back to -r and the link and the maps are pinned
+ *      in the directory of step 1, which keeps the limit in force after
+ *      hbm exits; `hbm -n <id> --remove` undoes it later.
+ * Killed (SIGKILL, OOM) or crashed, hbm leaves no limit behind: the kernel
+ * closes the link's fd, which detaches the program, and drops the lock,
+ * so that the next hbm takes the id over.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -30,11 +34,13 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/file.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "hbm_tool.h"
+#include "pindir.h"
 #include "hbm_cg.skel.h"
 #include "hbm_cg_edt.skel.h"
 
@@ -49,7 +55,8 @@ struct opts {
 	double rate_mbps;
 	long secs;			/* 0: until a signal */
 	bool debug, loopback, stats, json, wc, edt, no_cn, keep, remove;
-	const char *prog;		/* object file, or NULL for the built-in */
+	const char *builtin;		/* hbm_cg or hbm_cg_edt; NULL: by --edt */
+	const char *object;		/* --object FILE instead of a built-in */
 	const char *nic, *netns;
 	double nic_mbps;		/* NIC capacity for -w; 0: its link speed */
 };
@@ -58,9 +65,11 @@ struct opts {
 struct run {
 	char pin_dir[PATH_MAX];
 	char cg_path[PATH_MAX + 16];	/* mount point + "/hbm<id>" */
-	bool pin_dir_made, cg_made;
+	bool pin_dir_ours, cg_made;
+	int lock_fd;			/* pin_dir, flock()ed while we run */
 	int cg_fd;
 	struct bpf_object *obj;
+	void *obj_bytes;		/* --object's file, which obj may point into */
 	struct bpf_program *prog;
 	struct bpf_link *link;
 	int config_fd, stats_fd;
@@ -75,7 +84,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"Usage: hbm [-d] [-l] [-n <id>] [-r <rate>] [-s] [-t <secs>] [-w] [--edt]\n"
 		"           [--no_cn] [-j] [--keep] [--nic DEV] [--nic-rate MBPS]\n"
-		"           [--netns NAME] [-h] [prog]\n"
+		"           [--netns NAME] [--object FILE] [-h] [hbm_cg | hbm_cg_edt]\n"
 		"       hbm -n <id> --remove [-s | -j]\n"
 		"\n"
 		"Limits the egress rate of cgroup /hbm<id> under the cgroup2 mount with a\n"
@@ -95,14 +104,18 @@ static void usage(FILE *f)
 		"                spare capacity and shrinks back to -r when it is busy\n"
 		"  --edt         earliest-departure-time mode: needs fq (or bpf_fq) on the NIC\n"
 		"  --no_cn       never ask TCP to reduce its cwnd (CN)\n"
-		"  --keep        leave the limit in force at exit (pinned); undo with --remove\n"
+		"  --keep        at exit (-t, SIGINT, SIGTERM), leave the limit in force at -r\n"
+		"                (pinned); undo with --remove. Killed (SIGKILL) or crashed,\n"
+		"                hbm leaves no limit, --keep or not\n"
 		"  --remove      undo a kept hbm <id>\n"
 		"  --nic DEV     the NIC -w watches\n"
 		"  --nic-rate M  its capacity in Mbit/s (default: its link speed)\n"
 		"  --netns NAME  the network namespace of --nic (as ip netns)\n"
 		"  -h            this help\n"
-		"  prog          BPF object with a cgroup_skb/egress program and the maps\n"
-		"                of include/hbm.h; or hbm_cg / hbm_cg_edt (built in, the default)\n"
+		"  --object FILE a BPF object file with a cgroup_skb/egress program and the\n"
+		"                maps of include/hbm.h, owned by hbm's user (root) and\n"
+		"                writable by no one else\n"
+		"  hbm_cg | hbm_cg_edt  the built-in object (default: by --edt); never a file\n"
 		"\n"
 		"Exit status: 0 ok, 1 the system or kernel failed, 2 bad usage.\n",
 		HBM_MIN_RATE_MBPS, HBM_MAX_RATE_MBPS, DEFAULT_RATE_MBPS);
@@ -128,7 +141,8 @@ static int parse_long(const char *s, long min, long max, long *out)
 	return errno || end == s || *end || *out < min || *out > max ? -1 : 0;
 }
 
-enum { OPT_NO_CN = 256, OPT_EDT, OPT_KEEP, OPT_REMOVE, OPT_NIC, OPT_NIC_RATE, OPT_NETNS };
+enum { OPT_NO_CN = 256, OPT_EDT, OPT_KEEP, OPT_REMOVE, OPT_NIC, OPT_NIC_RATE, OPT_NETNS,
+       OPT_OBJECT };
 
 static int parse_opts(int argc, char **argv, struct opts *o)
 {
@@ -141,6 +155,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "nic", required_argument, NULL, OPT_NIC },
 		{ "nic-rate", required_argument, NULL, OPT_NIC_RATE },
 		{ "netns", required_argument, NULL, OPT_NETNS },
+		{ "object", required_argument, NULL, OPT_OBJECT },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
@@ -163,6 +178,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case OPT_REMOVE: o->remove = true; break;
 		case OPT_NIC: o->nic = optarg; break;
 		case OPT_NETNS: o->netns = optarg; break;
+		case OPT_OBJECT: o->object = optarg; break;
 		case 'h': usage(stdout); exit(BQ_EXIT_OK);
 		case 'n':
 			if (parse_long(optarg, 0, MAX_ID, &v)) {
@@ -202,9 +218,18 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		}
 	}
 	if (optind < argc)
-		o->prog = argv[optind++];
+		o->builtin = argv[optind++];
 	if (optind < argc) {
 		bq_err("unexpected argument '%s' (see hbm -h)", argv[optind]);
+		return BQ_EXIT_USAGE;
+	}
+	if (o->builtin && strcmp(o->builtin, "hbm_cg") && strcmp(o->builtin, "hbm_cg_edt")) {
+		bq_err("'%s' is not a built-in object (hbm_cg, hbm_cg_edt); a file needs --object FILE",
+			o->builtin);
+		return BQ_EXIT_USAGE;
+	}
+	if (o->builtin && o->object) {
+		bq_err("give a built-in object or --object FILE, not both");
 		return BQ_EXIT_USAGE;
 	}
 	if (o->wc && !o->nic) {
@@ -242,21 +267,83 @@ static int find_cgroup2(char *buf, size_t len)
 	return 0;
 }
 
-/* Step 1: the pin directory is the lock on the id. */
-static int claim_id(struct run *r, int id)
+static int pin_path(char *buf, size_t len, const struct run *r, const char *what)
+{
+	return snprintf(buf, len, "%s/%s", r->pin_dir, what) >= (int)len ? -ENAMETOOLONG : 0;
+}
+
+/* The link pin is the last a --keep pins: it says a limit is kept. */
+static bool kept(const struct run *r)
+{
+	char path[PATH_MAX];
+
+	return !pin_path(path, sizeof(path), r, "link") && !access(path, F_OK);
+}
+
+static void set_pin_dir(struct run *r, int id)
 {
 	snprintf(r->pin_dir, sizeof(r->pin_dir), "%s/hbm%d", BQ_PIN_ROOT, id);
-	if (!mkdir(r->pin_dir, 0700)) {
-		r->pin_dir_made = true;
-		return 0;
+}
+
+/*
+ * Locks the id's pin directory for as long as this process lives. 0, or
+ * -EWOULDBLOCK when a running hbm has it, or -errno.
+ */
+static int lock_id(struct run *r)
+{
+	struct stat held, now;
+
+	r->lock_fd = open(r->pin_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (r->lock_fd < 0)
+		return -errno;
+	if (flock(r->lock_fd, LOCK_EX | LOCK_NB))
+		return -errno;
+	/* A run that ends removes its directory before it lets go of it. */
+	if (fstat(r->lock_fd, &held) || stat(r->pin_dir, &now) || held.st_ino != now.st_ino ||
+	    held.st_dev != now.st_dev)
+		return -EWOULDBLOCK;
+	return 0;
+}
+
+static void unpin_files(const struct run *r)
+{
+	static const char *const pins[] = { "link", "config", "stats" };
+	char path[PATH_MAX];
+
+	for (size_t i = 0; i < sizeof(pins) / sizeof(pins[0]); i++)
+		if (!pin_path(path, sizeof(path), r, pins[i]))
+			unlink(path);
+}
+
+/*
+ * Step 1. The directory stays after an hbm that died; without a link
+ * pinned in it, whatever else it holds is that run's and goes.
+ */
+static int claim_id(struct run *r, int id)
+{
+	int err;
+
+	set_pin_dir(r, id);
+	if (mkdir(r->pin_dir, 0700) && errno != EEXIST) {
+		bq_err("cannot create %s: %s", r->pin_dir, strerror(errno));
+		return BQ_EXIT_FAIL;
 	}
-	if (errno == EEXIST) {
-		bq_err("id %d is in use: %s exists (another hbm, or one kept: hbm -n %d --remove)",
-			id, r->pin_dir, id);
+	err = lock_id(r);
+	if (err == -EWOULDBLOCK) {
+		bq_err("id %d is in use: another hbm runs with it", id);
 		return BQ_EXIT_USAGE;
 	}
-	bq_err("cannot create %s: %s", r->pin_dir, strerror(errno));
-	return BQ_EXIT_FAIL;
+	if (err) {
+		bq_err("cannot lock %s: %s", r->pin_dir, strerror(-err));
+		return BQ_EXIT_FAIL;
+	}
+	if (kept(r)) {
+		bq_err("id %d is in use: its limit was kept (undo it: hbm -n %d --remove)", id, id);
+		return BQ_EXIT_USAGE;
+	}
+	unpin_files(r);
+	r->pin_dir_ours = true;
+	return 0;
 }
 
 static int egress_progs(int cg_fd)
@@ -313,25 +400,70 @@ static struct bpf_object *open_builtin(const char *name)
 	return bpf_object__open_mem(bytes, sz, &oo);
 }
 
-/* prog: an object file, or "hbm_cg"/"hbm_cg_edt"; NULL picks by --edt. */
+/* Sizes of the BPF object files --object reads: hbm's own are ~20 KB. */
+#define MAX_OBJECT_BYTES	(16 << 20)
+
+/*
+ * --object: a file only our user (root) could have written. It is checked
+ * and read through one fd, so that no one swaps it in between; O_NONBLOCK
+ * keeps a FIFO from holding the open.
+ */
+static int read_object(const char *path, void **buf, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	char why[PATH_MAX + 128];
+	struct stat st;
+	ssize_t n = 0;
+
+	if (fd < 0 || fstat(fd, &st)) {
+		bq_err("cannot open BPF object %s: %s", path, strerror(errno));
+		goto usage;
+	}
+	if (!S_ISREG(st.st_mode) || st.st_size > MAX_OBJECT_BYTES) {
+		bq_err("refusing %s: not a regular file of at most %d bytes", path, MAX_OBJECT_BYTES);
+		goto usage;
+	}
+	if (bq_check_owner(path, &st, why, sizeof(why))) {
+		bq_err("%s", why);
+		goto usage;
+	}
+	*len = st.st_size;
+	*buf = malloc(*len ?: 1);
+	if (*buf)
+		n = read(fd, *buf, *len);
+	if (!*buf || n != (ssize_t)*len) {
+		bq_err("cannot read BPF object %s: %s", path, n < 0 ? strerror(errno) : "short read");
+		free(*buf);
+		close(fd);
+		return BQ_EXIT_FAIL;
+	}
+	close(fd);
+	return 0;
+usage:
+	if (fd >= 0)
+		close(fd);
+	return BQ_EXIT_USAGE;
+}
+
+/* --object FILE, or a built-in: the one named, else the one --edt picks. */
 static int open_object(struct run *r, struct opts *o)
 {
-	const char *name = o->edt ? "hbm_cg_edt" : "hbm_cg";
+	const char *name = o->builtin ?: o->edt ? "hbm_cg_edt" : "hbm_cg";
+	LIBBPF_OPTS(bpf_object_open_opts, oo, .object_name = "hbm_object");
+	size_t len;
+	int err;
 
-	if (o->prog && !access(o->prog, R_OK)) {
-		r->obj = bpf_object__open_file(o->prog, NULL);
+	if (o->object) {
+		err = read_object(o->object, &r->obj_bytes, &len);
+		if (err)
+			return err;
+		r->obj = bpf_object__open_mem(r->obj_bytes, len, &oo);
 	} else {
-		if (o->prog && strcmp(o->prog, "hbm_cg") && strcmp(o->prog, "hbm_cg_edt")) {
-			bq_err("no BPF object %s (give a file, or hbm_cg or hbm_cg_edt)", o->prog);
-			return BQ_EXIT_USAGE;
-		}
-		if (o->prog)
-			name = o->prog;
 		o->edt = !strcmp(name, "hbm_cg_edt");
 		r->obj = open_builtin(name);
 	}
 	if (!r->obj) {
-		bq_err("cannot open BPF object %s: %s", o->prog ?: name, strerror(errno));
+		bq_err("cannot open BPF object %s: %s", o->object ?: name, strerror(errno));
 		return BQ_EXIT_USAGE;
 	}
 	return 0;
@@ -407,33 +539,42 @@ static int write_config(struct run *r)
 	return 0;
 }
 
-static int pin_path(char *buf, size_t len, const struct run *r, const char *what)
-{
-	return snprintf(buf, len, "%s/%s", r->pin_dir, what) >= (int)len ? -ENAMETOOLONG : 0;
-}
-
-/* Step 3's end: attach and pin the link, and pin the maps beside it. */
+/* Step 3's end: the link's fd is all that holds the program attached. */
 static int attach(struct run *r)
 {
-	char path[PATH_MAX];
-	int err;
-
 	r->link = bpf_program__attach_cgroup(r->prog, r->cg_fd);
 	if (!r->link) {
 		bq_err("cannot attach to cgroup %s: %s", r->cg_path, strerror(errno));
 		return BQ_EXIT_FAIL;
 	}
-	err = pin_path(path, sizeof(path), r, "link") ?: bpf_link__pin(r->link, path);
-	if (!err)
-		err = pin_path(path, sizeof(path), r, "config") ?:
-		      bpf_obj_pin(r->config_fd, path) ? -errno : 0;
+	return 0;
+}
+
+/*
+ * --keep at exit: the limit stays at -r, as no one adjusts it any more.
+ * The maps first, the link last (kept() looks for it).
+ */
+static int keep_limit(struct run *r, double floor_mbps)
+{
+	char path[PATH_MAX];
+	int err;
+
+	r->cfg.rate = mbps_to_bytes(floor_mbps);
+	err = write_config(r);
+	if (err)
+		return err;
+	err = pin_path(path, sizeof(path), r, "config") ?:
+	      bpf_obj_pin(r->config_fd, path) ? -errno : 0;
 	if (!err)
 		err = pin_path(path, sizeof(path), r, "stats") ?:
 		      bpf_obj_pin(r->stats_fd, path) ? -errno : 0;
+	if (!err)
+		err = pin_path(path, sizeof(path), r, "link") ?: bpf_link__pin(r->link, path);
 	if (err) {
-		bq_err("cannot pin under %s: %s", r->pin_dir, strerror(-err));
+		bq_err("cannot pin under %s: %s; the limit ends with hbm", r->pin_dir, strerror(-err));
 		return BQ_EXIT_FAIL;
 	}
+	bpf_link__disconnect(r->link);	/* the pin keeps it attached */
 	return 0;
 }
 
@@ -616,12 +757,7 @@ static void report(const struct run *r, const struct opts *o, int stats_fd)
 
 static void unpin_all(const struct run *r)
 {
-	static const char *const pins[] = { "link", "config", "stats" };
-	char path[PATH_MAX];
-
-	for (size_t i = 0; i < sizeof(pins) / sizeof(pins[0]); i++)
-		if (!pin_path(path, sizeof(path), r, pins[i]))
-			unlink(path);
+	unpin_files(r);
 	rmdir(r->pin_dir);
 }
 
@@ -631,40 +767,62 @@ static void remove_cgroup(const char *path)
 		bq_err("cgroup %s still has processes: left in place, unlimited", path);
 }
 
-/* Undo everything, or with keep leave the link and maps pinned. */
+/* Undo everything, or after keep_limit() leave the pins. */
 static void cleanup(struct run *r, bool keep, int id)
 {
-	if (r->link && keep) {
-		bpf_link__disconnect(r->link);	/* the pin keeps it attached */
+	if (keep)
 		bq_err("limit on %s kept; undo with: hbm -n %d --remove", r->cg_path, id);
-	} else if (r->pin_dir_made) {
+	else if (r->pin_dir_ours)
 		unpin_all(r);
-	}
+	if (r->lock_fd >= 0)
+		close(r->lock_fd);	/* after the directory went: see lock_id() */
 	bpf_link__destroy(r->link);
 	bpf_object__close(r->obj);
+	free(r->obj_bytes);
 	if (r->cg_fd >= 0)
 		close(r->cg_fd);
-	if (r->cg_made && !(keep && r->link))
+	if (r->cg_made && !keep)
 		remove_cgroup(r->cg_path);
 	if (r->trace_fd >= 0)
 		close(r->trace_fd);
+}
+
+/* The id's kept limit, locked: 0, or what to exit with. */
+static int lock_kept(struct run *r, int id)
+{
+	int err;
+
+	set_pin_dir(r, id);
+	err = lock_id(r);
+
+	if (err == -EWOULDBLOCK) {
+		bq_err("id %d belongs to a running hbm: stop it (SIGTERM), --keep or not", id);
+		return BQ_EXIT_USAGE;
+	}
+	if (err && err != -ENOENT) {
+		bq_err("cannot lock %s: %s", r->pin_dir, strerror(-err));
+		return BQ_EXIT_FAIL;
+	}
+	if (err || !kept(r)) {
+		bq_err("no kept hbm with id %d (no link pinned in %s)", id, r->pin_dir);
+		return BQ_EXIT_USAGE;
+	}
+	return 0;
 }
 
 /* hbm -n <id> --remove: undo a kept hbm, printing its stats first. */
 static int remove_kept(struct opts *o)
 {
 	char cg_root[PATH_MAX], path[PATH_MAX];
-	struct run r = { .cg_fd = -1, .trace_fd = -1 };
+	struct run r = { .lock_fd = -1, .cg_fd = -1, .trace_fd = -1 };
 	__u32 zero = 0;
 	int err, fd;
 
-	err = find_cgroup2(cg_root, sizeof(cg_root)) ?: bq_ensure_bpffs();
-	if (err)
+	err = find_cgroup2(cg_root, sizeof(cg_root)) ?: bq_ensure_bpffs() ?: lock_kept(&r, o->id);
+	if (err) {
+		if (r.lock_fd >= 0)
+			close(r.lock_fd);
 		return err;
-	snprintf(r.pin_dir, sizeof(r.pin_dir), "%s/hbm%d", BQ_PIN_ROOT, o->id);
-	if (access(r.pin_dir, F_OK)) {
-		bq_err("no kept hbm with id %d (%s does not exist)", o->id, r.pin_dir);
-		return BQ_EXIT_USAGE;
 	}
 	fd = !pin_path(path, sizeof(path), &r, "config") ? bpf_obj_get(path) : -1;
 	if (fd >= 0) {
@@ -677,6 +835,7 @@ static int remove_kept(struct opts *o)
 		close(fd);
 	}
 	unpin_all(&r);	/* the last reference to the link: it detaches */
+	close(r.lock_fd);
 	snprintf(r.cg_path, sizeof(r.cg_path), "%s/hbm%d", cg_root, o->id);
 	remove_cgroup(r.cg_path);
 	return 0;
@@ -686,10 +845,10 @@ static int setup(struct run *r, struct opts *o)
 {
 	char cg_root[PATH_MAX];
 
-	return find_cgroup2(cg_root, sizeof(cg_root)) ?:
-	       (o->netns ? bq_enter_netns(o->netns) : 0) ?:
-	       open_object(r, o) ?:
+	return open_object(r, o) ?:
 	       check_layout(r) ?:
+	       find_cgroup2(cg_root, sizeof(cg_root)) ?:
+	       (o->netns ? bq_enter_netns(o->netns) : 0) ?:
 	       bq_ensure_bpffs() ?:
 	       claim_id(r, o->id) ?:
 	       make_cgroup(r, cg_root, o->id) ?:
@@ -700,7 +859,7 @@ static int setup(struct run *r, struct opts *o)
 
 int main(int argc, char **argv)
 {
-	struct run r = { .cg_fd = -1, .trace_fd = -1 };
+	struct run r = { .lock_fd = -1, .cg_fd = -1, .trace_fd = -1 };
 	struct opts o;
 	int err;
 
@@ -728,6 +887,8 @@ int main(int argc, char **argv)
 			o.edt ? "edt" : "credit");
 		err = run_loop(&r, &o);
 		report(&r, &o, r.stats_fd);
+		if (!err && o.keep)
+			err = keep_limit(&r, o.rate_mbps);
 	}
 	cleanup(&r, o.keep && !err, o.id);
 	return err;
