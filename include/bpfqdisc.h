@@ -243,12 +243,17 @@ struct bq_instance {
  * can make a user namespace and a netns in it (Debian allows it), and tc
  * qdisc add there runs .init: such qdiscs may hold at most userns_slots
  * slots (bpfqdisc load --userns-slots; 0 refuses them), so that the rest
- * stay for the initial user namespace, root's. closing is 1 while
- * bq_unload looks for live qdiscs before it unpins the kind.
+ * stay for the initial user namespace, root's. A container given
+ * CAP_NET_ADMIN in a netns of its own is in the initial user namespace:
+ * netns_slots (--netns-slots; 0: no cap) bounds what each netns but the
+ * initial one may hold. closing is 1 while bq_unload looks for live
+ * qdiscs before it unpins the kind.
  */
 struct bq_config {
 	__u32 userns_slots;
 	__u32 closing;
+	__u32 netns_slots;
+	__u32 pad;
 };
 
 /* The framework's part of a bq_slots value; the kind's state follows. */

@@ -20,13 +20,16 @@ static void usage(void)
 		"\n"
 		"  -n NETNS  work on devices of network namespace NETNS (as ip -n)\n"
 		"\n"
-		"  load KIND [--max-instances N] [--ring-slots N] [--userns-slots N] [PARAM VALUE]...\n"
+		"  load KIND [--max-instances N] [--ring-slots N] [--userns-slots N] [--netns-slots N]\n"
+		"       [PARAM VALUE]...\n"
 		"      Register qdisc kind bpf_KIND; it stays registered after bpfqdisc exits.\n"
 		"      PARAM VALUE pairs set the defaults new qdiscs of this kind start with.\n"
 		"      --max-instances: qdiscs of the kind at once (default %d, or as the\n"
 		"      earlier load whose live qdiscs keep its maps). --userns-slots: how many\n"
 		"      of them may be in network namespaces of user namespaces other than the\n"
-		"      initial one, which any user can make (default 0: none).\n"
+		"      initial one, which any user can make (default 0: none). --netns-slots:\n"
+		"      how many each network namespace but the initial one may hold, such as a\n"
+		"      container's with CAP_NET_ADMIN (default 0: no cap).\n"
 		"  unload KIND [--force]\n"
 		"      Unregister bpf_KIND. Refuses while qdiscs of the kind are live unless\n"
 		"      --force; live ones keep working until deleted.\n"
@@ -116,7 +119,8 @@ static int cmd_load(int argc, char **argv)
 	for (i = 2; i < argc && !strncmp(argv[i], "--", 2); i += 2) {
 		__u32 *dst = !strcmp(argv[i], "--max-instances") ? &o.max_instances :
 			     !strcmp(argv[i], "--ring-slots") ? &o.ring_slots :
-			     !strcmp(argv[i], "--userns-slots") ? &o.userns_slots : NULL;
+			     !strcmp(argv[i], "--userns-slots") ? &o.userns_slots :
+			     !strcmp(argv[i], "--netns-slots") ? &o.netns_slots : NULL;
 
 		if (!dst) {
 			bq_err("unknown option '%s'", argv[i]);
@@ -126,7 +130,8 @@ static int cmd_load(int argc, char **argv)
 			bq_err("%s needs a value", argv[i]);
 			return BQ_EXIT_USAGE;
 		}
-		err = parse_u32(argv[i], argv[i + 1], dst != &o.userns_slots, dst);
+		err = parse_u32(argv[i], argv[i + 1],
+				dst != &o.userns_slots && dst != &o.netns_slots, dst);
 		if (err)
 			return err;
 	}
@@ -246,7 +251,10 @@ static void print_instance(const struct bq_kind *k, const struct bq_param_set *s
 	printf("\n");
 }
 
-/* "4 slots, 2 for user namespaces (1 held)": what load --userns-slots set. */
+/*
+ * "4 slots, 2 for user namespaces (1 held), at most 2 per network namespace
+ * but the initial one": what load --userns-slots and --netns-slots set.
+ */
 static void print_slots(const struct bq_kind *k, const struct bq_instance_info *v, size_t n)
 {
 	struct bq_config c;
@@ -258,9 +266,12 @@ static void print_slots(const struct bq_kind *k, const struct bq_instance_info *
 		held += v[i].inst.userns;
 	printf("  %u slots, ", bq_slot_count(k));
 	if (c.userns_slots)
-		printf("%u for user namespaces (%zu held)\n", c.userns_slots, held);
+		printf("%u for user namespaces (%zu held)", c.userns_slots, held);
 	else
-		printf("none for user namespaces\n");
+		printf("none for user namespaces");
+	if (c.netns_slots)
+		printf(", at most %u per network namespace but the initial one", c.netns_slots);
+	printf("\n");
 }
 
 static int cmd_list(int argc, char **argv)

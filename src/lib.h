@@ -86,6 +86,7 @@ struct bq_load_opts {
 	__u32 max_instances;
 	__u32 ring_slots;	/* a power of two, >= 2 */
 	__u32 userns_slots;	/* < max_instances (struct bq_config) */
+	__u32 netns_slots;	/* < max_instances, 0: no cap (struct bq_config) */
 	struct bq_params defaults;	/* what new qdiscs of the kind start with */
 };
 /* max_instances * ring_slots: the entries of each per-slot map, a u32 */

@@ -631,7 +631,10 @@ static int reuse_map(const struct bq_kind *k, struct bpf_map *m)
 static int load_and_register(const struct bq_kind *k, struct bpf_object *obj,
 			     const struct bq_load_opts *o)
 {
-	struct bq_config config = { .userns_slots = o->userns_slots };
+	struct bq_config config = {
+		.userns_slots = o->userns_slots,
+		.netns_slots = o->netns_slots,
+	};
 	struct bpf_link *link;
 	struct bpf_map *ops;
 	__u32 zero = 0;
@@ -698,6 +701,11 @@ static int load_locked(const struct bq_kind *k, struct bq_load_opts *o)
 	if (o->userns_slots >= o->max_instances) {
 		bq_err("--userns-slots %u leaves none of the %u slots to the initial user namespace",
 		       o->userns_slots, o->max_instances);
+		return BQ_EXIT_USAGE;
+	}
+	if (o->netns_slots >= o->max_instances) {
+		bq_err("--netns-slots %u leaves none of the %u slots to the initial network namespace",
+		       o->netns_slots, o->max_instances);
 		return BQ_EXIT_USAGE;
 	}
 	pin_path(dir, sizeof(dir), k, NULL);

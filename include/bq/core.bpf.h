@@ -384,41 +384,63 @@ static __always_inline bool bq_in_userns(struct Qdisc *sch)
 	return BPF_CORE_READ(sch, dev_queue, dev, nd_net.net, user_ns, level) != 0;
 }
 
-/* Slots held by qdiscs in user namespaces (bq_instance.userns). */
-static __always_inline u32 bq_userns_held(void)
-{
-	u32 i, n = 0;
+/* The initial netns's inode number (PROC_NET_INIT_INO), fixed by the kernel. */
+#define BQ_INIT_NET_INUM	0xEFFFFFF9U
 
+static __always_inline bool bq_in_initial_net(struct Qdisc *sch)
+{
+	return BPF_CORE_READ(sch, dev_queue, dev, nd_net.net, ns.inum) == BQ_INIT_NET_INUM;
+}
+
+/* Where a new qdisc is, as its admission sees it. */
+struct bq_origin {
+	u64 netns_cookie;
+	bool userns;		/* its netns's owner is not the initial user namespace */
+	bool initial_net;
+};
+
+/* Slots held by qdiscs in user namespaces, and in the netns of o. */
+static __always_inline void bq_slots_held(const struct bq_origin *o, u32 *userns, u32 *netns)
+{
+	u32 i;
+
+	*userns = *netns = 0;
 	bpf_for(i, 0, bq_max_instances) {
 		struct bq_slot *s = bq_slot_at(i);
 
-		if (s && s->owner && s->inst.userns)
-			n++;
+		if (!s || !s->owner)
+			continue;
+		*userns += s->inst.userns;
+		*netns += s->inst.where.netns_cookie == o->netns_cookie;
 	}
-	return n;
 }
 
 /*
  * Whether a new qdisc may keep the slot it claimed (struct bq_config). Read after
  * the claim's compare-and-swap, a full barrier: bq_unload sets closing and
  * then looks for claimed slots, so either this sees closing or it sees
- * this slot's owner. The count of userns slots is exact because .init
- * runs under RTNL, one at a time.
+ * this slot's owner. The counts are exact because .init runs under RTNL,
+ * one at a time, and the slot just claimed is still zeroed.
  */
-static __always_inline int bq_admit(bool userns)
+static __always_inline int bq_admit(const struct bq_origin *o)
 {
-	u32 zero = 0;
+	u32 zero = 0, userns, netns;
 	struct bq_config *c = bpf_map_lookup_elem(&bq_config, &zero);
 
 	if (!c)
 		return -ENOENT;
 	if (c->closing)
 		return -EBUSY;
-	if (!userns)
-		return 0;
-	if (!c->userns_slots)
+	if (o->userns && !c->userns_slots)
 		return -EPERM;
-	return bq_userns_held() < c->userns_slots ? 0 : -ENOSPC;
+	if (!o->userns && (o->initial_net || !c->netns_slots))
+		return 0;
+	bq_slots_held(o, &userns, &netns);
+	if (o->userns && userns >= c->userns_slots)
+		return -ENOSPC;
+	if (!o->initial_net && c->netns_slots && netns >= c->netns_slots)
+		return -ENOSPC;
+	return 0;
 }
 
 /* Parameters given for a qdisc created at where, else the kind's defaults. */
@@ -447,14 +469,18 @@ static __always_inline int bq_instance_create(struct Qdisc *sch)
 	u64 now = bpf_ktime_get_ns();
 	struct bq_params *initial = bq_initial_params(&where, now);
 	u32 slot, handle = sch->handle;
-	bool userns = bq_in_userns(sch);
+	struct bq_origin origin = {
+		.netns_cookie = where.netns_cookie,
+		.userns = bq_in_userns(sch),
+		.initial_net = bq_in_initial_net(sch),
+	};
 	struct bq_slot *s = bq_slot_claim(sch, &slot);
 	struct bq_slot_lock *l = bpf_map_lookup_elem(&bq_slot_locks, &slot);
 	int err;
 
 	if (!s)
 		return -ENOSPC;
-	err = !l || !initial ? -ENOENT : bq_admit(userns);
+	err = !l || !initial ? -ENOENT : bq_admit(&origin);
 	if (err) {
 		s->owner = 0;
 		return err;
@@ -464,7 +490,7 @@ static __always_inline int bq_instance_create(struct Qdisc *sch)
 	s->inst.slot = slot;
 	s->inst.where = where;
 	s->inst.handle = handle;
-	s->inst.userns = userns;
+	s->inst.userns = origin.userns;
 	s->params = *initial;
 	/* Last: user space skips a slot claimed but not yet filled in. */
 	s->inst.created_ns = now;
