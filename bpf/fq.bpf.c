@@ -342,6 +342,10 @@ static __noinline void fq_gc(struct bq_instance *inst, struct fq_sched *q, u32 a
 /*
  * A free flow entry: from the free list, never used ones, or, with
  * flows_max flows (or the table, --ring-slots - 1, full), an idle flow.
+ * That one is reused whatever its pacing clock: were an entry kept for a
+ * clock still ahead, sockets with a low pacing rate could hold the table
+ * with a packet a second each, and everyone else's new flows would be
+ * dropped. Its socket then starts afresh, as a new socket would (docs/fq.md).
  */
 static __always_inline u32 fq_flow_alloc(struct bq_instance *inst, struct fq_sched *q,
 					 u64 flows_max, u64 now)
