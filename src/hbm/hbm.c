@@ -10,16 +10,20 @@
  *      limit is pinned there;
  *   2. create (or reuse an empty-handed) cgroup <cgroup2 mount>/hbm<id>;
  *   3. load the program, write the rate and flags to hbm_config and attach
- *      it to the cgroup with a BPF link, held by its fd only;
- *   4. run for -t seconds or until a signal, adjusting the rate (-w) and
- *      copying the BPF trace (-d);
+ *      it to the cgroup with a BPF link, held by its fd only; with --keep,
+ *      pin the maps and the link in the directory of step 1, which keeps
+ *      the limit in force after hbm exits;
+ *   4. run for -t seconds or until a signal, raising the rate above -r
+ *      (-w) by a lease that ends unless renewed, and copying the BPF trace
+ *      (-d);
  *   5. print the statistics (-s, -j) and undo steps 1-3, unless --keep:
- *      then the rate goes back to -r and the link and the maps are pinned
- *      in the directory of step 1, which keeps the limit in force after
- *      hbm exits; `hbm -n <id> --remove` undoes it later.
- * Killed (SIGKILL, OOM) or crashed, hbm leaves no limit behind: the kernel
- * closes the link's fd, which detaches the program, and drops the lock,
- * so that the next hbm takes the id over.
+ *      then the lease ends and the pins stay; `hbm -n <id> --remove`
+ *      undoes them later.
+ * Killed (SIGKILL, OOM) or crashed, hbm leaves what a clean exit would:
+ * the kernel drops the lock and closes the link's fd. Without --keep that
+ * detaches the program, and the next hbm takes the id over; with --keep
+ * the pins hold the limit, back at -r when the lease runs out, until
+ * --remove.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -49,6 +53,8 @@
 #define WC_INTERVAL_MS		50	/* work-conserving control period */
 #define WC_BUSY			0.95	/* NIC share above which it is busy */
 #define WC_USING		0.97	/* cgroup share of its limit: "using it" */
+/* How long a raise lasts unless renewed: a few periods, for a late step. */
+#define WC_LEASE_NS		(4 * WC_INTERVAL_MS * 1000000ULL)
 
 struct opts {
 	int id;
@@ -101,12 +107,13 @@ static void usage(FILE *f)
 		"  -j            the same as JSON\n"
 		"  -t <secs>     run that long; 0 (default) = until SIGINT/SIGTERM\n"
 		"  -w            work conserving: the limit grows while the NIC (--nic) has\n"
-		"                spare capacity and shrinks back to -r when it is busy\n"
+		"                spare capacity and shrinks back to -r when it is busy; a raise\n"
+		"                lasts %llu ms unless hbm renews it\n"
 		"  --edt         earliest-departure-time mode: needs fq (or bpf_fq) on the NIC\n"
 		"  --no_cn       never ask TCP to reduce its cwnd (CN)\n"
-		"  --keep        at exit (-t, SIGINT, SIGTERM), leave the limit in force at -r\n"
-		"                (pinned); undo with --remove. Killed (SIGKILL) or crashed,\n"
-		"                hbm leaves no limit, --keep or not\n"
+		"  --keep        leave the limit in force at -r (pinned) when hbm ends, also\n"
+		"                killed (SIGKILL) or crashed; undo with --remove. Without it,\n"
+		"                hbm leaves no limit, however it ends\n"
 		"  --remove      undo a kept hbm <id>\n"
 		"  --nic DEV     the NIC -w watches\n"
 		"  --nic-rate M  its capacity in Mbit/s (default: its link speed)\n"
@@ -118,7 +125,7 @@ static void usage(FILE *f)
 		"  hbm_cg | hbm_cg_edt  the built-in object (default: by --edt); never a file\n"
 		"\n"
 		"Exit status: 0 ok, 1 the system or kernel failed, 2 bad usage.\n",
-		HBM_MIN_RATE_MBPS, HBM_MAX_RATE_MBPS, DEFAULT_RATE_MBPS);
+		HBM_MIN_RATE_MBPS, HBM_MAX_RATE_MBPS, DEFAULT_RATE_MBPS, WC_LEASE_NS / 1000000);
 }
 
 /* --- options ---------------------------------------------------------- */
@@ -551,18 +558,15 @@ static int attach(struct run *r)
 }
 
 /*
- * --keep at exit: the limit stays at -r, as no one adjusts it any more.
- * The maps first, the link last (kept() looks for it).
+ * --keep, as soon as the program is attached: whatever happens to hbm, the
+ * limit stays, at -r once -w's lease runs out. The maps first, the link
+ * last (kept() looks for it).
  */
-static int keep_limit(struct run *r, double floor_mbps)
+static int pin_limit(struct run *r)
 {
 	char path[PATH_MAX];
 	int err;
 
-	r->cfg.rate = mbps_to_bytes(floor_mbps);
-	err = write_config(r);
-	if (err)
-		return err;
 	err = pin_path(path, sizeof(path), r, "config") ?:
 	      bpf_obj_pin(r->config_fd, path) ? -errno : 0;
 	if (!err)
@@ -571,9 +575,18 @@ static int keep_limit(struct run *r, double floor_mbps)
 	if (!err)
 		err = pin_path(path, sizeof(path), r, "link") ?: bpf_link__pin(r->link, path);
 	if (err) {
-		bq_err("cannot pin under %s: %s; the limit ends with hbm", r->pin_dir, strerror(-err));
+		bq_err("cannot pin under %s: %s", r->pin_dir, strerror(-err));
 		return BQ_EXIT_FAIL;
 	}
+	return 0;
+}
+
+/* --keep at exit: the limit stays at -r, as no one renews a raise. */
+static int keep_limit(struct run *r)
+{
+	r->cfg.lease_end = 0;
+	if (write_config(r))
+		return BQ_EXIT_FAIL;
 	bpf_link__disconnect(r->link);	/* the pin keeps it attached */
 	return 0;
 }
@@ -595,12 +608,18 @@ static void catch_signals(void)
 	signal(SIGPIPE, SIG_IGN);
 }
 
-static double now_s(void)
+/* CLOCK_MONOTONIC, the clock of bpf_ktime_get_ns(). */
+static __u64 now_ns(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static double now_s(void)
+{
+	return now_ns() / 1e9;
 }
 
 static int open_trace_pipe(void)
@@ -665,6 +684,7 @@ static int wc_init(struct wc_state *w, struct run *r, const struct opts *o)
 	if (err)
 		return err;
 	w->floor_mbps = o->rate_mbps;
+	r->cfg.lease_rate = r->cfg.rate;
 	w->last_s = now_s();
 	hbm_stats_read(r->stats_fd, &s);
 	w->last_cg_bytes = hbm_stats_passed_bytes(&s);
@@ -674,7 +694,8 @@ static int wc_init(struct wc_state *w, struct run *r, const struct opts *o)
 /*
  * One control period: while the NIC sends below 95% of its capacity and the
  * cgroup uses its limit, raise the limit by 1/16 (up to 95% of the NIC);
- * when the NIC is busy, lower it by 1/8, never below -r.
+ * when the NIC is busy, lower it by 1/8, never below -r. The limit is a
+ * lease on a raise, renewed here.
  */
 static void wc_step(struct wc_state *w, struct run *r, bool debug)
 {
@@ -691,7 +712,7 @@ static void wc_step(struct wc_state *w, struct run *r, bool debug)
 	w->last_cg_bytes = cg;
 	w->last_s = t;
 
-	limit = r->cfg.rate * 8 / 1e6;
+	limit = r->cfg.lease_rate * 8 / 1e6;
 	next = limit;
 	if (nic_mbps < WC_BUSY * w->nic.capacity_mbps) {
 		if (cg_mbps >= WC_USING * limit)
@@ -700,11 +721,10 @@ static void wc_step(struct wc_state *w, struct run *r, bool debug)
 		next = fmax(limit * 7 / 8, w->floor_mbps);
 	}
 	next = fmax(next, w->floor_mbps);
-	if (fabs(next - limit) < 0.001)
-		return;
-	r->cfg.rate = mbps_to_bytes(next);
+	r->cfg.lease_rate = mbps_to_bytes(next);
+	r->cfg.lease_end = now_ns() + WC_LEASE_NS;
 	write_config(r);
-	if (debug)
+	if (debug && fabs(next - limit) >= 0.001)
 		bq_err("nic %.1f Mbit/s, cgroup %.1f Mbit/s: limit %.1f -> %.1f Mbit/s",
 			nic_mbps, cg_mbps, limit, next);
 }
@@ -737,7 +757,7 @@ static void report(const struct run *r, const struct opts *o, int stats_fd)
 	struct hbm_report rep = {
 		.id = o->id,
 		.edt = o->edt || (r->cfg.flags & HBM_F_EDT),
-		.limit_mbps = r->cfg.rate * 8 / 1e6,
+		.limit_mbps = hbm_rate_at(&r->cfg, now_ns()) * 8 / 1e6,
 	};
 
 	if (!o->stats && !o->json)
@@ -854,7 +874,8 @@ static int setup(struct run *r, struct opts *o)
 	       make_cgroup(r, cg_root, o->id) ?:
 	       load_object(r, o) ?:
 	       write_config(r) ?:
-	       attach(r);
+	       attach(r) ?:
+	       (o->keep ? pin_limit(r) : 0);
 }
 
 int main(int argc, char **argv)
@@ -888,7 +909,7 @@ int main(int argc, char **argv)
 		err = run_loop(&r, &o);
 		report(&r, &o, r.stats_fd);
 		if (!err && o.keep)
-			err = keep_limit(&r, o.rate_mbps);
+			err = keep_limit(&r);
 	}
 	cleanup(&r, o.keep && !err, o.id);
 	return err;
