@@ -741,7 +741,7 @@ int bq_cmd_class(int argc, char **argv)
 		return bad("unknown class command '%s' (add, change, del, show)", r.verb);
 	err = parse_args(argc - 2, argv + 2, &r) ?: check_args(&r) ?:
 	      bq_check_caps(strcmp(r.verb, "show") ? BQ_NEED_LOAD : BQ_NEED_READ) ?:
-	      bq_check_kernel() ?: find_qdisc(&r);
+	      bq_check_kernel() ?: bq_ensure_bpffs() ?: find_qdisc(&r);
 	if (!err)
 		err = strcmp(r.verb, "show") ? write_class(&r) : show(&r);
 	if (r.classes >= 0)
