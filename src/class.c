@@ -606,9 +606,9 @@ static void show_text(const struct class_req *r, const char *name, const struct 
 		      const __u64 *val, bool class)
 {
 	const struct bq_kind_classes *cl = r->cl;
-	char buf[32];
+	char buf[32], shown[BQ_TEXT_LEN(sizeof(found_path))];
 
-	printf("%s %s", selectors[r->by], name);
+	printf("%s %s", selectors[r->by], bq_text_str(name, shown, sizeof(shown)));
 	for (size_t i = 0; i < cl->nfields; i++) {
 		const struct bq_class_field *f = &cl->fields[i];
 
