@@ -51,5 +51,5 @@ for cmd in "qdisc show" "stats" "list" "class show dev $esc"; do
 	[ "$n" = 0 ] || fail "bpfqdisc $cmd wrote $n raw control bytes: $(printf '%s\n' "$out" | od -c | head -20)"
 	printf '%s\n' "$out" | grep -qF 'd\033x' || fail "bpfqdisc $cmd: no d\\033x in: $out"
 	# printf: note's echo (dash) would turn \033 back into the byte.
-	printf '# bpfqdisc %s: %s\n' "$cmd" "$(printf '%s\n' "$out" | grep -F 'd\033x' | head -1)"
+	printf '# bpfqdisc %s: %s\n' "${cmd%% dev *}" "$(printf '%s\n' "$out" | grep -F 'd\033x' | head -1)"
 done
