@@ -226,14 +226,14 @@ static void print_instance(const struct bq_kind *k, const struct bq_param_set *s
 {
 	const struct bq_instance *q = &ii->inst;
 	struct bq_params params;
-	char dev[IF_NAMESIZE];
+	char dev[IF_NAMESIZE], shown[BQ_TEXT_LEN(IF_NAMESIZE)];
 	__u64 drops = 0;
 	__u32 qlen;
 
 	for (int i = 0; i < BQ_MAX_DROPS; i++)
 		drops += q->cnt.drops[i];
 	if (q->where.netns_cookie == our_netns && if_indextoname(q->where.ifindex, dev))
-		printf("  dev %s", dev);
+		printf("  dev %s", bq_text_str(dev, shown, sizeof(shown)));
 	else
 		printf("  ifindex %u netns %llu", q->where.ifindex,
 		       (unsigned long long)q->where.netns_cookie);

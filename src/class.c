@@ -664,9 +664,9 @@ static void show_text(const struct class_req *r, const char *name, const struct 
 		      const __u64 *val, bool class)
 {
 	const struct bq_kind_classes *cl = r->cl;
-	char buf[32];
+	char buf[32], shown[BQ_TEXT_LEN(sizeof(found_path))];
 
-	printf("%s %s", selectors[r->by], name);
+	printf("%s %s", selectors[r->by], bq_text_str(name, shown, sizeof(shown)));
 	for (size_t i = 0; i < cl->nfields; i++) {
 		const struct bq_class_field *f = &cl->fields[i];
 
@@ -860,7 +860,7 @@ int bq_cmd_class(int argc, char **argv)
 		return bad("unknown class command '%s' (add, change, del, show)", r.verb);
 	err = parse_args(argc - 2, argv + 2, &r) ?: check_args(&r) ?:
 	      bq_check_caps(strcmp(r.verb, "show") ? BQ_NEED_LOAD : BQ_NEED_READ) ?:
-	      bq_check_kernel() ?: find_qdisc(&r);
+	      bq_check_kernel() ?: bq_ensure_bpffs() ?: find_qdisc(&r);
 	if (!err)
 		err = strcmp(r.verb, "show") ? write_class(&r) : show(&r);
 	if (r.classes >= 0)

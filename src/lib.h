@@ -34,6 +34,9 @@ const char *bq_kind_names(char *buf, size_t len);
 void bq_json_str(FILE *f, const char *s);
 /* s as a Prometheus label value, quoted and escaped, likewise. */
 void bq_prom_label(FILE *f, const char *s);
+/* s as one word of text output in buf (len >= 1; BQ_TEXT_LEN(strlen(s)) holds it all). */
+const char *bq_text_str(const char *s, char *buf, size_t len);
+#define BQ_TEXT_LEN(n)	(4 * (n) + 1)
 
 /* Prints "bpfqdisc: <message>" on stderr. */
 /* The name bq_err puts first: "bpfqdisc", or the tool's. */

@@ -30,6 +30,10 @@ check unload_unknown 2 "unknown qdisc 'nosuch'" "$BQ" unload nosuch
 check bad_param 2 "unknown parameter 'bogus'" "$BQ" load fifo bogus 1
 check param_range 2 "limit 0 is out of range" "$BQ" load fifo limit 0
 check param_unit 2 "bad value '10x' for limit" "$BQ" load fifo limit 10x
+# Below 4 bit/s a rate rounds to 0 bytes/s, which means no limit.
+check rate_rounds_0 2 "bad value '3bit' for maxrate: rounds to 0 bytes/s, which means no rate; the least is 4bit" \
+	"$BQ" load fq maxrate 3bit
+check rate_rounds_0_hbm 2 "bad value '0.4bps' for rate: rounds to 0" "$BQ" load hbm rate 0.4bps
 check bad_option 2 "unknown option '--nope'" "$BQ" load fifo --nope 1
 check ring_not_pow2 2 "--ring-slots 1000 is not a power of two" "$BQ" load fifo --ring-slots 1000
 check ring_one 2 "--ring-slots 1 is not a power of two of at least 2" "$BQ" load fifo --ring-slots 1
@@ -53,6 +57,7 @@ check unload_option 2 "unknown option '--bogus'" "$BQ" unload fifo --bogus
 check class_verb 2 "unknown class command 'move'" "$BQ" class move dev lo mark 1
 check class_no_rate 2 "which rate\?" "$BQ" class add dev lo mark 1
 check class_rate_0 2 "rate '0' out of range" "$BQ" class add dev lo mark 1 rate 0
+check class_rate_tiny 2 "bad rate '3bit': rounds to 0" "$BQ" class add dev lo mark 1 rate 3bit
 check class_rate_neg 2 "bad rate '-1'" "$BQ" class add dev lo mark 1 rate -1
 check class_rate_huge 2 "rate '99999999tbit' out of range" "$BQ" class add dev lo mark 1 rate 99999999tbit
 check class_bad_mark 2 "bad mark 'x'" "$BQ" class add dev lo mark x rate 1mbit

@@ -362,6 +362,14 @@ static int egress_progs(int cg_fd)
 	return cnt;
 }
 
+/* A cgroup path in a message: its mount point is anyone's who could mount. */
+static const char *shown(const char *cg_path)
+{
+	static char buf[BQ_TEXT_LEN(PATH_MAX + 16)];
+
+	return bq_text_str(cg_path, buf, sizeof(buf));
+}
+
 /* Step 2: a cgroup of our own, or an existing one nobody limits yet. */
 static int make_cgroup(struct run *r, const char *root, int id)
 {
@@ -369,17 +377,17 @@ static int make_cgroup(struct run *r, const char *root, int id)
 	if (!mkdir(r->cg_path, 0755))
 		r->cg_made = true;
 	else if (errno != EEXIST) {
-		bq_err("cannot create cgroup %s: %s", r->cg_path, strerror(errno));
+		bq_err("cannot create cgroup %s: %s", shown(r->cg_path), strerror(errno));
 		return BQ_EXIT_FAIL;
 	}
 	r->cg_fd = open(r->cg_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (r->cg_fd < 0) {
-		bq_err("cannot open cgroup %s: %s", r->cg_path, strerror(errno));
+		bq_err("cannot open cgroup %s: %s", shown(r->cg_path), strerror(errno));
 		return BQ_EXIT_FAIL;
 	}
 	if (!r->cg_made && egress_progs(r->cg_fd) > 0) {
 		bq_err("id %d is in use: cgroup %s already has an egress BPF program", id,
-			r->cg_path);
+			shown(r->cg_path));
 		return BQ_EXIT_USAGE;
 	}
 	return 0;
@@ -551,7 +559,7 @@ static int attach(struct run *r)
 {
 	r->link = bpf_program__attach_cgroup(r->prog, r->cg_fd);
 	if (!r->link) {
-		bq_err("cannot attach to cgroup %s: %s", r->cg_path, strerror(errno));
+		bq_err("cannot attach to cgroup %s: %s", shown(r->cg_path), strerror(errno));
 		return BQ_EXIT_FAIL;
 	}
 	return 0;
@@ -784,14 +792,14 @@ static void unpin_all(const struct run *r)
 static void remove_cgroup(const char *path)
 {
 	if (rmdir(path) && errno == EBUSY)
-		bq_err("cgroup %s still has processes: left in place, unlimited", path);
+		bq_err("cgroup %s still has processes: left in place, unlimited", shown(path));
 }
 
 /* Undo everything, or after keep_limit() leave the pins. */
 static void cleanup(struct run *r, bool keep, int id)
 {
 	if (keep)
-		bq_err("limit on %s kept; undo with: hbm -n %d --remove", r->cg_path, id);
+		bq_err("limit on %s kept; undo with: hbm -n %d --remove", shown(r->cg_path), id);
 	else if (r->pin_dir_ours)
 		unpin_all(r);
 	if (r->lock_fd >= 0)
@@ -904,7 +912,7 @@ int main(int argc, char **argv)
 		write_config(&r);
 		if (o.debug)
 			r.trace_fd = open_trace_pipe();
-		bq_err("limiting cgroup %s to %g Mbit/s (%s mode)", r.cg_path, o.rate_mbps,
+		bq_err("limiting cgroup %s to %g Mbit/s (%s mode)", shown(r.cg_path), o.rate_mbps,
 			o.edt ? "edt" : "credit");
 		err = run_loop(&r, &o);
 		report(&r, &o, r.stats_fd);
