@@ -268,6 +268,41 @@ static void drop_stale(int pending)
 	}
 }
 
+/* Slots of k held by qdiscs in user namespaces. */
+static size_t userns_held(const struct bq_kind *k)
+{
+	struct bq_instance_info *v;
+	size_t n = 0, held = 0;
+
+	if (!bq_instances(k, &v, &n))
+		for (size_t i = 0; i < n; i++)
+			held += v[i].inst.userns;
+	free(v);
+	return held;
+}
+
+/*
+ * Why .init refused (bq_admit()) where its errno alone misleads root:
+ * EPERM and ENOSPC in the netns of a user namespace. NULL: the errno says it.
+ */
+static const char *why_refused(const struct bq_kind *k, int err, char *buf, size_t len)
+{
+	struct bq_config c;
+
+	if ((err != -EPERM && err != -ENOSPC) || !bq_netns_in_userns() || bq_read_config(k, &c))
+		return NULL;
+	if (err == -EPERM)
+		snprintf(buf, len, "this network namespace belongs to a user namespace, where %s "
+			 "allows no qdiscs (load --userns-slots N)", k->kind);
+	else if (userns_held(k) >= c.userns_slots)
+		snprintf(buf, len, "this network namespace belongs to a user namespace, and the %u "
+			 "slots %s leaves to user namespaces are taken (load --userns-slots)",
+			 c.userns_slots, k->kind);
+	else
+		return NULL;
+	return buf;
+}
+
 static int create(struct qdisc_req *r, bool replace)
 {
 	struct bq_where where = { bq_self_netns_cookie(), r->ifindex, r->parent };
@@ -302,9 +337,11 @@ static int create(struct qdisc_req *r, bool replace)
 		err = bq_nl_qdisc_new(r->ifindex, r->parent, r->handle, r->kind->kind, replace,
 				      msg, sizeof(msg));
 		bpf_map_delete_elem(pending, &where);
+		if (err && !msg[0] && !why_refused(r->kind, err, msg, sizeof(msg)))
+			snprintf(msg, sizeof(msg), "%s", strerror(-err));
 		if (err)
 			bq_err("cannot %s %s on %s: %s", replace ? "replace with" : "add", r->kind->kind,
-			       r->dev, msg[0] ? msg : strerror(-err));
+			       r->dev, msg);
 		err = !err ? 0 : err == -EINVAL || err == -EEXIST || err == -ENOENT ? BQ_EXIT_USAGE
 										    : BQ_EXIT_FAIL;
 	}

@@ -4,7 +4,8 @@
 # qdiscs get every slot. With --userns-slots 2 of 4 the user gets 2 and
 # root still adds 2; the user's qdiscs stop neither root's unload --force
 # nor a reload with the default sizes (which keeps the earlier load's maps
-# and sizes while those qdiscs live).
+# and sizes while those qdiscs live). Root's bpfqdisc, asked for one in the
+# user's netns, says why it is refused (not just EPERM or ENOSPC).
 . "$(dirname "$0")/lib.sh"
 . "$TOP/selftests/kernel/reliability_lib.sh"
 command -v setpriv >/dev/null && command -v unshare >/dev/null || skip "no setpriv or unshare in the VM"
@@ -14,7 +15,7 @@ TMP=$(mktemp -d)
 chmod 1777 "$TMP"
 ATTACKERS= ATTACKS=0
 # Their namespaces hold qdiscs, which would outlive a failed test.
-trap 'kill $ATTACKERS 2>/dev/null || true' EXIT
+trap 'kill $ATTACKERS 2>/dev/null || true; ip netns del u 2>/dev/null || true' EXIT
 
 # attack N: as uid 65534, in a user and network namespace of its own, N
 # dummy devices each asked for a root bpf_fifo; $got is how many tc made,
@@ -38,6 +39,13 @@ attack() {
 	note "uid 65534 asked for $1 bpf_fifo, got $got${why:+ (tc: $why)}"
 }
 
+# user_netns: name "u" the network namespace of the latest attack (for -n);
+# ip netns del u before the test waits for that namespace to go.
+user_netns() {
+	pid=$(pgrep -n -u 65534 sleep) || fail "no attacker's sleep to name its netns by"
+	expect ip netns attach u "$pid"
+}
+
 instances() { "$BQ" list | grep -c '^  \(dev\|ifindex\)' || true; }
 
 veth_pair
@@ -47,6 +55,10 @@ expect "$BQ" load fifo --max-instances 4
 attack 4
 [ "$got" = 0 ] || fail "uid 65534 in a user namespace got $got bpf_fifo qdiscs of 4 slots"
 echo "$why" | grep -q "Operation not permitted" || fail "tc in the user namespace said '$why'"
+# Root's bpfqdisc in the user's netns is refused too, and says why.
+user_netns
+expect_err 1 "user namespace.*--userns-slots" "$BQ" -n u qdisc add dev d1 root bpf_fifo
+expect ip netns del u
 expect "$BQ" -n a qdisc add dev va root bpf_fifo
 expect ip netns exec b tc qdisc add dev vb root bpf_fifo
 expect ip netns exec a tc qdisc del dev va root
@@ -59,6 +71,9 @@ expect "$BQ" load fifo --max-instances 4 --userns-slots 2
 attack 4
 [ "$got" = 2 ] || fail "uid 65534 got $got bpf_fifo with --userns-slots 2"
 echo "$why" | grep -q "No space left on device" || fail "tc past the userns slots said '$why'"
+user_netns
+expect_err 1 "2 slots .* user namespaces .* taken" "$BQ" -n u qdisc add dev d4 root bpf_fifo
+expect ip netns del u
 expect "$BQ" -n a qdisc add dev va root bpf_fifo
 expect ip netns exec b tc qdisc add dev vb root bpf_fifo
 "$BQ" list | grep -q "4 slots, 2 for user namespaces (2 held)" || fail "list: $("$BQ" list)"
