@@ -255,6 +255,8 @@ struct bq_config {
 	__u32 netns_slots;
 	__u32 pad;
 };
+/* The initial netns's inode number (PROC_NET_INIT_INO), fixed by the kernel. */
+#define BQ_INIT_NET_INUM	0xEFFFFFF9U
 
 /* The framework's part of a bq_slots value; the kind's state follows. */
 struct bq_slot {

@@ -62,6 +62,7 @@ int bq_check_caps(enum bq_need need);
 int bq_check_kernel(void);
 int bq_ensure_bpffs(void);
 __u64 bq_self_netns_cookie(void);
+bool bq_in_initial_netns(void);
 bool bq_netns_in_userns(void);
 
 /* --- parameters (units.c) --- */

@@ -268,36 +268,45 @@ static void drop_stale(int pending)
 	}
 }
 
-/* Slots of k held by qdiscs in user namespaces. */
-static size_t userns_held(const struct bq_kind *k)
+/* Slots of k held by qdiscs in user namespaces, and in the netns of cookie. */
+static void slots_held(const struct bq_kind *k, __u64 cookie, size_t *userns, size_t *netns)
 {
 	struct bq_instance_info *v;
-	size_t n = 0, held = 0;
+	size_t n = 0;
 
+	*userns = *netns = 0;
 	if (!bq_instances(k, &v, &n))
-		for (size_t i = 0; i < n; i++)
-			held += v[i].inst.userns;
+		for (size_t i = 0; i < n; i++) {
+			*userns += v[i].inst.userns;
+			*netns += v[i].inst.where.netns_cookie == cookie;
+		}
 	free(v);
-	return held;
 }
 
 /*
- * Why .init refused (bq_admit()) where its errno alone misleads root:
- * EPERM and ENOSPC in the netns of a user namespace. NULL: the errno says it.
+ * Why .init refused (bq_admit()) where its errno alone misleads root: EPERM
+ * and ENOSPC in the netns of a user namespace, ENOSPC in a netns at its
+ * --netns-slots. NULL: the errno says it.
  */
 static const char *why_refused(const struct bq_kind *k, int err, char *buf, size_t len)
 {
+	bool in_userns = bq_netns_in_userns();
+	size_t userns, netns;
 	struct bq_config c;
 
-	if ((err != -EPERM && err != -ENOSPC) || !bq_netns_in_userns() || bq_read_config(k, &c))
+	if ((err != -EPERM && err != -ENOSPC) || bq_read_config(k, &c))
 		return NULL;
-	if (err == -EPERM)
+	slots_held(k, bq_self_netns_cookie(), &userns, &netns);
+	if (in_userns && err == -EPERM)
 		snprintf(buf, len, "this network namespace belongs to a user namespace, where %s "
 			 "allows no qdiscs (load --userns-slots N)", k->kind);
-	else if (userns_held(k) >= c.userns_slots)
+	else if (in_userns && err == -ENOSPC && userns >= c.userns_slots)
 		snprintf(buf, len, "this network namespace belongs to a user namespace, and the %u "
 			 "slots %s leaves to user namespaces are taken (load --userns-slots)",
 			 c.userns_slots, k->kind);
+	else if (err == -ENOSPC && c.netns_slots && netns >= c.netns_slots && !bq_in_initial_netns())
+		snprintf(buf, len, "this network namespace holds the %u slots %s allows each "
+			 "but the initial one (load --netns-slots)", c.netns_slots, k->kind);
 	else
 		return NULL;
 	return buf;

@@ -198,3 +198,11 @@ bool bq_netns_in_userns(void)
 		close(net);
 	return parent >= 0;
 }
+
+/* Whether this process is in the initial network namespace (.init's bq_in_initial_net()). */
+bool bq_in_initial_netns(void)
+{
+	struct stat st;
+
+	return !stat("/proc/self/ns/net", &st) && st.st_ino == BQ_INIT_NET_INUM;
+}

@@ -384,9 +384,6 @@ static __always_inline bool bq_in_userns(struct Qdisc *sch)
 	return BPF_CORE_READ(sch, dev_queue, dev, nd_net.net, user_ns, level) != 0;
 }
 
-/* The initial netns's inode number (PROC_NET_INIT_INO), fixed by the kernel. */
-#define BQ_INIT_NET_INUM	0xEFFFFFF9U
-
 static __always_inline bool bq_in_initial_net(struct Qdisc *sch)
 {
 	return BPF_CORE_READ(sch, dev_queue, dev, nd_net.net, ns.inum) == BQ_INIT_NET_INUM;

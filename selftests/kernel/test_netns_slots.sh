@@ -4,7 +4,7 @@
 # .init like root's. By default it may take every slot of a kind; with
 # load --netns-slots 2 it gets 2 ("No space left on device" past them),
 # root in the initial netns still adds its own, and a second container
-# gets its own 2.
+# gets its own 2; root's bpfqdisc in a capped netns is told why.
 . "$(dirname "$0")/lib.sh"
 . "$TOP/selftests/kernel/reliability_lib.sh"
 command -v setpriv >/dev/null || skip "setpriv is not in the VM"
@@ -50,6 +50,10 @@ container c1 4
 echo "$why" | grep -q "No space left on device" || fail "tc past the cap said '$why'"
 container c2 3
 [ "$got" = 2 ] || fail "a second container got $got, expected its own 2"
+# Root's bpfqdisc there is held to the cap too, and says which.
+ip -n c1 link add dr type dummy
+expect_err 1 "holds the 2 slots bpf_fifo allows each .*--netns-slots" \
+	"$BQ" -n c1 qdisc add dev dr root bpf_fifo
 expect tc qdisc add dev d0 root bpf_fifo
 expect tc qdisc del dev d0 root
 ip netns del c1
