@@ -423,7 +423,7 @@ static int read_first(const struct bq_kind *k, const char *map, void *val)
 	return err;
 }
 
-/* Tells .init (bq_admit()) whether an unload is looking for live qdiscs. */
+/* Tells .init (bq_instance_create()) whether an unload is looking for live qdiscs. */
 static int set_closing(const struct bq_kind *k, bool closing)
 {
 	int fd = bq_open_map(k, "bq_config"), err;
@@ -936,7 +936,7 @@ bool bq_instance_current(const struct bq_kind *k, const struct bq_instance *inst
 /*
  * Under the lock of the pins. A plain unload sets closing before it looks
  * for live qdiscs and keeps it until the maps are gone, so a tc qdisc add
- * meanwhile either is refused or is found here (bq_admit()).
+ * meanwhile either is refused or is found here (bq_instance_create()).
  */
 static int unload_locked(const struct bq_kind *k, bool force)
 {

@@ -284,7 +284,7 @@ static void slots_held(const struct bq_kind *k, __u64 cookie, size_t *userns, si
 }
 
 /*
- * Why .init refused (bq_admit()) where its errno alone misleads root: EPERM
+ * Why .init refused (bq_quota()) where its errno alone misleads root: EPERM
  * and ENOSPC in the netns of a user namespace, ENOSPC in a netns at its
  * --netns-slots. NULL: the errno says it.
  */

@@ -413,21 +413,15 @@ static __always_inline void bq_slots_held(const struct bq_origin *o, u32 *userns
 }
 
 /*
- * Whether a new qdisc may keep the slot it claimed (struct bq_config). Read after
- * the claim's compare-and-swap, a full barrier: bq_unload sets closing and
- * then looks for claimed slots, so either this sees closing or it sees
- * this slot's owner. The counts are exact because .init runs under RTNL,
- * one at a time, and the slot just claimed is still zeroed.
+ * Whether the quotas of struct bq_config leave room for a qdisc from o.
+ * Asked before the slot is claimed, so that a refused qdisc never holds
+ * one, not even for a moment in which an unload would count it. Exact,
+ * because .init runs under RTNL, one at a time.
  */
-static __always_inline int bq_admit(const struct bq_origin *o)
+static __always_inline int bq_quota(const struct bq_config *c, const struct bq_origin *o)
 {
-	u32 zero = 0, userns, netns;
-	struct bq_config *c = bpf_map_lookup_elem(&bq_config, &zero);
+	u32 userns, netns;
 
-	if (!c)
-		return -ENOENT;
-	if (c->closing)
-		return -EBUSY;
 	if (o->userns && !c->userns_slots)
 		return -EPERM;
 	if (!o->userns && (o->initial_net || !c->netns_slots))
@@ -471,13 +465,27 @@ static __always_inline int bq_instance_create(struct Qdisc *sch)
 		.userns = bq_in_userns(sch),
 		.initial_net = bq_in_initial_net(sch),
 	};
-	struct bq_slot *s = bq_slot_claim(sch, &slot);
-	struct bq_slot_lock *l = bpf_map_lookup_elem(&bq_slot_locks, &slot);
+	u32 zero = 0;
+	struct bq_config *c = bpf_map_lookup_elem(&bq_config, &zero);
+	struct bq_slot_lock *l;
+	struct bq_slot *s;
 	int err;
 
+	if (!c || !initial)
+		return -ENOENT;
+	err = bq_quota(c, &origin);
+	if (err)
+		return err;
+	s = bq_slot_claim(sch, &slot);
 	if (!s)
 		return -ENOSPC;
-	err = !l || !initial ? -ENOENT : bq_admit(&origin);
+	l = bpf_map_lookup_elem(&bq_slot_locks, &slot);
+	/*
+	 * closing after the claim's compare-and-swap, a full barrier:
+	 * bq_unload sets it and then looks for claimed slots, so either this
+	 * sees it or the unload sees this slot's owner.
+	 */
+	err = !l ? -ENOENT : c->closing ? -EBUSY : 0;
 	if (err) {
 		s->owner = 0;
 		return err;
