@@ -27,6 +27,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <ftw.h>
+#include <limits.h>
 #include <net/if.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -106,6 +107,24 @@ static const char *cgroup2_mount(void)
 	return mnt[0] ? mnt : NULL;
 }
 
+/*
+ * Levels below the cgroup2 mount's root: bpf_hbm searches a socket's
+ * ancestors for a class down to BQ_CG_LEVELS only, so a class deeper
+ * would hold its cgroup but none of its children.
+ */
+static int cgroup_level(const char *full)
+{
+	const char *mnt = cgroup2_mount();
+	char real[PATH_MAX], root[PATH_MAX];
+	int level = 0;
+
+	if (!realpath(full, real) || !realpath(mnt, root))
+		return BQ_CG_LEVELS;
+	for (const char *s = real + strlen(root); *s; s++)
+		level += *s == '/';
+	return level;
+}
+
 /* A cgroup's id is its directory's inode number in the cgroup2 mount. */
 static int cgroup_id(const char *path, __u64 *id)
 {
@@ -122,6 +141,11 @@ static int cgroup_id(const char *path, __u64 *id)
 	if (stat(full, &st) || !S_ISDIR(st.st_mode) || statfs(full, &sfs) ||
 	    sfs.f_type != CGROUP2_SUPER_MAGIC) {
 		bq_err("no cgroup '%s' under %s", path, mnt);
+		return BQ_EXIT_USAGE;
+	}
+	if (cgroup_level(full) >= BQ_CG_LEVELS) {
+		bq_err("cgroup '%s' is %d levels deep or more: a class must be above, where its children cannot escape it",
+		       path, BQ_CG_LEVELS);
 		return BQ_EXIT_USAGE;
 	}
 	*id = st.st_ino;
