@@ -125,8 +125,11 @@ static int cgroup_level(const char *full)
 	return level;
 }
 
-/* A cgroup's id is its directory's inode number in the cgroup2 mount. */
-static int cgroup_id(const char *path, __u64 *id)
+/*
+ * A cgroup's id is its directory's inode number in the cgroup2 mount.
+ * deep_ok: class del may name a class an older bpfqdisc took too deep.
+ */
+static int cgroup_id(const char *path, bool deep_ok, __u64 *id)
 {
 	const char *mnt = cgroup2_mount();
 	char full[512];
@@ -143,7 +146,7 @@ static int cgroup_id(const char *path, __u64 *id)
 		bq_err("no cgroup '%s' under %s", path, mnt);
 		return BQ_EXIT_USAGE;
 	}
-	if (cgroup_level(full) >= BQ_CG_LEVELS) {
+	if (!deep_ok && cgroup_level(full) >= BQ_CG_LEVELS) {
 		bq_err("cgroup '%s' is %d levels deep or more: a class must be above, where its children cannot escape it",
 		       path, BQ_CG_LEVELS);
 		return BQ_EXIT_USAGE;
@@ -182,7 +185,7 @@ static int parse_selector(struct class_req *r)
 	__u64 v;
 
 	if (r->by == BQ_BY_CGROUP)
-		return cgroup_id(r->what, &r->id);
+		return cgroup_id(r->what, !strcmp(r->verb, "del"), &r->id);
 	if (r->by == BQ_BY_PRIORITY && strchr(r->what, ':')) {
 		__u32 h;
 

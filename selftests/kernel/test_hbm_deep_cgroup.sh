@@ -2,7 +2,8 @@
 # first 32 levels of its ancestors (cgroup_key): a class on a cgroup at
 # level 32 or deeper holds only that cgroup's own sockets, and a user it is
 # delegated to escapes it by making a child. class add must refuse such a
-# cgroup with one line, and take one at level 31.
+# cgroup with one line, and take one at level 31; class del still
+# names one.
 . "$(dirname "$0")/lib.sh"
 
 CG=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
@@ -27,5 +28,8 @@ out=$("$BQ" -n a class add dev va cgroup "$deep" rate 10mbit 2>&1) &&
 	fail "class add took a cgroup at level 32, whose children escape it: $out"
 note "level 32: $out"
 [ "$(printf '%s\n' "$out" | wc -l)" = 1 ] || fail "not one line: $out"
+# class del still names one, as an older bpfqdisc may have taken it.
+out=$("$BQ" -n a class del dev va cgroup "$deep" 2>&1) || true
+case $out in *"levels deep"*) fail "class del refused by depth: $out" ;; esac
 "$BQ" -n a class show dev va | grep -q "/32 " && fail "a class on level 32 stayed: $("$BQ" -n a class show dev va)"
 exit 0
