@@ -138,7 +138,10 @@ static int cgroup_id(const char *path, bool deep_ok, __u64 *id)
 
 	if (!mnt)
 		return bad("%s", "no cgroup2 mount: cannot name a cgroup");
-	snprintf(full, sizeof(full), "%s%s%s", mnt, path[0] == '/' ? "" : "/", path);
+	/* Cut short, it could name another cgroup. */
+	if (snprintf(full, sizeof(full), "%s%s%s", mnt, path[0] == '/' ? "" : "/", path) >=
+	    (int)sizeof(full))
+		return bad("cgroup path too long: '%.64s...'", path);
 	if (!strncmp(path, mnt, strlen(mnt)) && !stat(path, &st))
 		snprintf(full, sizeof(full), "%s", path);
 	if (stat(full, &st) || !S_ISDIR(st.st_mode) || statfs(full, &sfs) ||

@@ -3,7 +3,8 @@
 # level 32 or deeper holds only that cgroup's own sockets, and a user it is
 # delegated to escapes it by making a child. class add must refuse such a
 # cgroup with one line, and take one at level 31; class del still
-# names one.
+# names one. A path longer than class add reads is refused too, not cut
+# to a shorter one that may be another cgroup (a delegated user's).
 . "$(dirname "$0")/lib.sh"
 
 CG=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
@@ -16,9 +17,14 @@ level31=${deep%/32}
 cleanup() {
 	p=$deep
 	while [ -n "$p" ]; do rmdir "$CG$p" 2>/dev/null || true; p=${p%/*}; done
+	rmdir "$CG$cut" "$CG/hbmlong" 2>/dev/null || true
 }
+# $cut: the first 511 bytes of $CG$long, a cgroup of its own.
+long=/hbmlong/$(printf '%0250d' 0)/$(printf '%0300d' 0)
+cut=$(printf '%s' "$CG$long" | cut -c1-511)
+cut=${cut#"$CG"}
 trap cleanup EXIT
-expect mkdir -p "$CG$deep"
+expect mkdir -p "$CG$deep" "$CG$cut"
 
 veth_pair
 expect "$BQ" load hbm
@@ -32,4 +38,7 @@ note "level 32: $out"
 out=$("$BQ" -n a class del dev va cgroup "$deep" 2>&1) || true
 case $out in *"levels deep"*) fail "class del refused by depth: $out" ;; esac
 "$BQ" -n a class show dev va | grep -q "/32 " && fail "a class on level 32 stayed: $("$BQ" -n a class show dev va)"
+out=$("$BQ" -n a class add dev va cgroup "$long" rate 10mbit 2>&1) &&
+	fail "class add of a ${#long}-byte path took a class: $("$BQ" -n a class show dev va)"
+note "long path: $out"
 exit 0
