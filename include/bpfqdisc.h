@@ -208,6 +208,25 @@ struct bq_params {
 	__u64 v[BQ_MAX_PARAMS];
 };
 
+/*
+ * TCA_OPTIONS of a BPF qdisc: what `bpfqdisc qdisc add|replace` and tc's
+ * plugin (q_bpf_KIND.so) put in the netlink request that creates it, and
+ * what .init reads (its opt). The payload is exactly this struct; v[i] is
+ * the kind's parameter i (its table's order), in the unit the table
+ * gives, and counts only where bit i of given is set: the others take
+ * the kind's defaults (bq_defaults). .init refuses anything else (a
+ * payload of another size or magic, a bit beyond the kind's table, a
+ * value outside its range) with an errno: no text reaches tc from a
+ * BPF qdisc. No options at all (opt NULL) means the defaults.
+ */
+#define BQ_OPT_MAGIC		0x31716262	/* "bbq1": this layout */
+
+struct bq_options {
+	__u32 magic;
+	__u32 given;		/* bit i: v[i] was given */
+	__u64 v[BQ_MAX_PARAMS];
+};
+
 /* Where a qdisc sits: device (in its netns) and parent handle. */
 struct bq_where {
 	__u64 netns_cookie;
