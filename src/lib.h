@@ -196,11 +196,12 @@ struct bq_qdisc_info {
 	__u32 qlen, backlog, drops, requeues, overlimits;
 };
 /*
- * Creates (or with replace, replaces) a qdisc, with opts as its TCA_OPTIONS
- * (NULL: none); msg gets the kernel's words.
+ * Creates (or with replace, replaces) a qdisc, with the optlen bytes at
+ * opts as its TCA_OPTIONS (opts NULL: none; for a BPF qdisc, a struct
+ * bq_options); msg gets the kernel's words.
  */
 int bq_nl_qdisc_new(int ifindex, __u32 parent, __u32 handle, const char *kind, bool replace,
-		    const struct bq_options *opts, char *msg, size_t msglen);
+		    const void *opts, size_t optlen, char *msg, size_t msglen);
 /* Parses one dump buffer (any bytes); 1 at its end, 0 for more, -errno. */
 int bq_nl_parse_dump(const void *buf, size_t len, int ifindex, struct bq_qdisc_info **v,
 		     size_t *n, size_t *cap);

@@ -314,7 +314,7 @@ static int create(struct qdisc_req *r, bool replace)
 	opts.given = set.given;
 	memcpy(opts.v, set.val.v, sizeof(opts.v));
 	err = bq_nl_qdisc_new(r->ifindex, r->parent, r->handle, r->kind->kind, replace, &opts,
-			      msg, sizeof(msg));
+			      sizeof(opts), msg, sizeof(msg));
 	if (err && !msg[0] && !why_refused(r->kind, err, msg, sizeof(msg)))
 		snprintf(msg, sizeof(msg), "%s", strerror(-err));
 	if (err) {

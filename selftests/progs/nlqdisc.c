@@ -11,38 +11,15 @@
  *	magic	the same, with another magic
  *	garbage	61 bytes of noise
  * Exits 0 when the kernel created the qdisc, else with its errno (22:
- * EINVAL, 34: ERANGE), and 100 for a usage or socket error.
+ * EINVAL, 34: ERANGE), and 100 for a usage error.
  */
-#include <errno.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
 #include <net/if.h>
-#include <sys/socket.h>
-#include <linux/netlink.h>
+#include <stdio.h>
+#include <string.h>
 #include <linux/pkt_sched.h>
-#include <linux/rtnetlink.h>
-#include <linux/types.h>
-#include "bpfqdisc.h"
+#include "lib.h"
 
 #define USAGE_EXIT	100
-
-struct req {
-	struct nlmsghdr nh;
-	struct tcmsg tc;
-	char attrs[512];
-};
-
-static void add_attr(struct nlmsghdr *nh, unsigned short type, const void *data, size_t len)
-{
-	struct rtattr *rta = (struct rtattr *)((char *)nh + NLMSG_ALIGN(nh->nlmsg_len));
-
-	rta->rta_type = type;
-	rta->rta_len = RTA_LENGTH(len);
-	memcpy(RTA_DATA(rta), data, len);
-	nh->nlmsg_len = NLMSG_ALIGN(nh->nlmsg_len) + RTA_ALIGN(rta->rta_len);
-}
 
 static int usage(const char *why)
 {
@@ -90,41 +67,22 @@ static int build(const char *what, int argc, char **argv, unsigned char *buf, si
 
 int main(int argc, char **argv)
 {
-	struct req r = {
-		.nh.nlmsg_len = NLMSG_LENGTH(sizeof(struct tcmsg)),
-		.nh.nlmsg_type = RTM_NEWQDISC,
-		.nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | NLM_F_CREATE | NLM_F_EXCL,
-		.tc.tcm_family = AF_UNSPEC,
-		.tc.tcm_parent = TC_H_ROOT,
-	};
-	unsigned char opts[256];
-	char reply[4096];
-	struct nlmsghdr *nh = (struct nlmsghdr *)reply;
-	int fd, len = 0, err;
-	ssize_t n;
+	unsigned char opts[200];
+	char msg[256];
+	int ifindex, len = 0, err;
 
 	if (argc < 4)
 		return usage("too few arguments");
-	r.tc.tcm_ifindex = if_nametoindex(argv[1]);
-	if (!r.tc.tcm_ifindex)
+	ifindex = if_nametoindex(argv[1]);
+	if (!ifindex)
 		return usage("no such device");
-	add_attr(&r.nh, TCA_KIND, argv[2], strlen(argv[2]) + 1);
-	if (strcmp(argv[3], "none")) {
-		len = strcmp(argv[3], "empty") ? build(argv[3], argc - 4, argv + 4, opts, sizeof(opts)) : 0;
+	if (strcmp(argv[3], "none") && strcmp(argv[3], "empty")) {
+		len = build(argv[3], argc - 4, argv + 4, opts, sizeof(opts));
 		if (len < 0)
 			return usage("bad payload or I=V");
-		add_attr(&r.nh, TCA_OPTIONS, opts, len);
 	}
-	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
-	if (fd < 0 || send(fd, &r, r.nh.nlmsg_len, 0) < 0) {
-		perror("nlqdisc");
-		return USAGE_EXIT;
-	}
-	n = recv(fd, reply, sizeof(reply), 0);
-	close(fd);
-	if (n < 0 || !NLMSG_OK(nh, (size_t)n) || nh->nlmsg_type != NLMSG_ERROR)
-		return usage("no answer from the kernel");
-	err = -((struct nlmsgerr *)NLMSG_DATA(nh))->error;
+	err = -bq_nl_qdisc_new(ifindex, TC_H_ROOT, 0, argv[2], false,
+			       strcmp(argv[3], "none") ? opts : NULL, len, msg, sizeof(msg));
 	printf("%s %s %s: %s\n", argv[1], argv[2], argv[3], err ? strerror(err) : "created");
 	return err;
 }
