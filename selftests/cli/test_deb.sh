@@ -8,12 +8,7 @@
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-failed=0
-
-pass() { echo "PASS cli/$1"; }
-fail() { echo "FAIL cli/$1: $2"; failed=1; }
-oneline() { printf '%s' "$1" | tr '\n' ';' | sed 's/;/; /g'; }
-mk() { env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -C "$TOP" --no-print-directory "$@"; }
+. "$TOP/selftests/cli/lib.sh"
 
 # make deps installs these: missing, they fail the test rather than skip it.
 for tool in dpkg-deb dpkg-shlibdeps lintian; do

@@ -13,12 +13,7 @@ TOP=$(cd "$(dirname "$0")/../.." && pwd)
 D=$(mktemp -d)
 W=$(mktemp -d)
 trap 'rm -rf "$D" "$W"' EXIT
-failed=0
-
-pass() { echo "PASS cli/$1"; }
-fail() { echo "FAIL cli/$1: $2"; failed=1; }
-oneline() { printf '%s' "$1" | tr '\n' ';' | sed 's/;/; /g'; }
-mk() { env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -C "$TOP" --no-print-directory "$@"; }
+. "$TOP/selftests/cli/lib.sh"
 
 # What make deps installs: their absence is a failure, not a reason to skip.
 CLANG=$(command -v clang-19)
