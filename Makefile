@@ -307,6 +307,7 @@ install-hbm: $(BIN)/hbm
 # The framework parts tested natively (selftests/unit/test_parts.c).
 $(BIN)/test_parts: include/bq/ids.bpf.h include/bq/list.bpf.h include/bq/keytab.bpf.h \
 		   include/bq/timeq.bpf.h
+
 # The framework, for qdiscs built outside this tree (docs/writing-a-qdisc.md):
 # its headers (the parts in include/bq/), the test kernel's vmlinux.h for
 # x86-64 in include/bq/vmlinux/, where an earlier -I can override it, and
