@@ -49,6 +49,11 @@ check_new() { # name expected_exit regex args...
 sum=$(md5sum <"$W/myq.bpf.c")
 check_new new_exists 1 "cannot create myq.bpf.c: File exists" myq
 [ "$(md5sum <"$W/myq.bpf.c")" = "$sum" ] || fail new_exists_kept "myq.bpf.c was changed"
+# A symlink in its place is not followed: nothing is written through it.
+ln -s "$W/elsewhere" "$W/sym.bpf.c"
+check_new new_symlink 1 "cannot create sym.bpf.c: File exists" sym
+[ ! -e "$W/elsewhere" ] || fail new_symlink_kept "new wrote through the symlink sym.bpf.c"
+rm "$W/sym.bpf.c"
 check_new new_builtin 2 "bad qdisc name 'fifo': a built-in kind has that name" fifo
 check_new new_bad_char 2 "bad qdisc name 'my-q': expected a lowercase letter" my-q
 check_new new_upper 2 "bad qdisc name 'Myq'" Myq
