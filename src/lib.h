@@ -185,6 +185,8 @@ void bq_class_warn_keys(const struct bq_kind *k, const char *dev, const struct b
 			const struct bq_params *next);
 int bq_cmd_qdisc_show(int argc, char **argv);
 int bq_cmd_stats(int argc, char **argv);
+/* bpfqdisc new NAME (new.c): a starting NAME.bpf.c, built out of the tree. */
+int bq_cmd_new(int argc, char **argv);
 
 /* --- rtnetlink (nl.c) --- */
 struct bq_qdisc_info {

@@ -114,6 +114,30 @@ static size_t read_table(struct bpf_object *obj, const char *sec, void *dst, siz
 	return n;
 }
 
+/*
+ * The kind's object, if it was built for a framework whose tables this
+ * loader reads: its major, and a minor up to its own (bpfqdisc.h).
+ */
+static struct bpf_object *open_framework(const struct bq_kind *k)
+{
+	struct bpf_object *obj = open_kind(k);
+	struct bq_version v;
+
+	if (!obj)
+		return NULL;
+	if (!read_table(obj, ".rodata.bq_version", &v, sizeof(v), 1))
+		bq_err("%s has no framework version: not built with the bpfqdisc framework %d.0 or later",
+		       k->kind, BQ_FRAMEWORK_MAJOR);
+	else if (v.major != BQ_FRAMEWORK_MAJOR || v.minor > BQ_FRAMEWORK_MINOR)
+		bq_err("%s was built for the bpfqdisc framework %u.%u; this bpfqdisc reads %d.0 to %d.%d",
+		       k->kind, v.major, v.minor, BQ_FRAMEWORK_MAJOR, BQ_FRAMEWORK_MAJOR,
+		       BQ_FRAMEWORK_MINOR);
+	else
+		return obj;
+	bpf_object__close(obj);
+	return NULL;
+}
+
 static const struct bq_drop_desc core_drops[BQ_DROP_KIND] = {
 	[BQ_DROP_NO_INSTANCE] = { "no_instance" },
 	[BQ_DROP_OVERLIMIT] = { "overlimit" },
@@ -157,7 +181,7 @@ const struct bq_kind_meta *bq_kind_meta(const struct bq_kind *k)
 		return NULL;
 	if (cached[idx])
 		return m;
-	obj = open_kind(k);
+	obj = open_framework(k);
 	if (!obj)
 		return NULL;
 	m->nparams = read_table(obj, ".rodata.bq_params", m->params, sizeof(m->params[0]),
@@ -713,7 +737,7 @@ static int load_locked(const struct bq_kind *k, struct bq_load_opts *o)
 		bq_err("%s", why);
 		return BQ_EXIT_FAIL;
 	}
-	obj = open_kind(k);
+	obj = open_framework(k);
 	if (!obj) {
 		rmdir(dir);
 		return BQ_EXIT_FAIL;
