@@ -30,8 +30,9 @@
  * of a minor up to its own (docs/writing-a-qdisc.md, "What is stable").
  * Defined unless given: the tests build objects for other versions (-D).
  */
+/* 2: a new qdisc's parameters in its TCA_OPTIONS (struct bq_options), no bq_pending */
 #ifndef BQ_FRAMEWORK_MAJOR
-#define BQ_FRAMEWORK_MAJOR	1
+#define BQ_FRAMEWORK_MAJOR	2
 #endif
 #ifndef BQ_FRAMEWORK_MINOR
 #define BQ_FRAMEWORK_MINOR	0
