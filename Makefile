@@ -193,6 +193,11 @@ $(BIN)/%: selftests/progs/%.c | $(BIN)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $< -o $@
 
+# Raw RTM_NEWQDISC through bpfqdisc's own netlink code.
+$(BIN)/nlqdisc: selftests/progs/nlqdisc.c src/nl.c src/lib.h include/bpfqdisc.h | $(BIN)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -Isrc $(filter %.c,$^) -o $@
+
 # The one test program that loads BPF objects itself.
 $(BIN)/bq_mustfail: selftests/progs/bq_mustfail.c | $(BIN) check-deps
 	$(call msg,CC,$@)

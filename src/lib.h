@@ -78,6 +78,7 @@ struct bq_param_set {
 	const struct bq_param_desc *desc;	/* the kind's table */
 	size_t n;
 	struct bq_params val;
+	__u32 given;		/* bit i: bq_params_apply was given val.v[i] */
 };
 /*
  * Applies "name value" pairs from argv over set->val. Returns 0, or
@@ -196,9 +197,13 @@ struct bq_qdisc_info {
 	__u64 bytes, packets;
 	__u32 qlen, backlog, drops, requeues, overlimits;
 };
-/* Creates (or with replace, replaces) a qdisc; msg gets the kernel's words. */
+/*
+ * Creates (or with replace, replaces) a qdisc, with the optlen bytes at
+ * opts as its TCA_OPTIONS (opts NULL: none; for a BPF qdisc, a struct
+ * bq_options); msg gets the kernel's words.
+ */
 int bq_nl_qdisc_new(int ifindex, __u32 parent, __u32 handle, const char *kind, bool replace,
-		    char *msg, size_t msglen);
+		    const void *opts, size_t optlen, char *msg, size_t msglen);
 /* Parses one dump buffer (any bytes); 1 at its end, 0 for more, -errno. */
 int bq_nl_parse_dump(const void *buf, size_t len, int ifindex, struct bq_qdisc_info **v,
 		     size_t *n, size_t *cap);

@@ -23,7 +23,7 @@
 struct nl_req {
 	struct nlmsghdr nh;
 	struct tcmsg tc;
-	char attrs[64];
+	char attrs[256];	/* TCA_KIND and TCA_OPTIONS (a struct bq_options) */
 };
 
 static int nl_open(void)
@@ -65,7 +65,7 @@ static void ext_ack(const struct nlmsghdr *nh, char *msg, size_t len)
 }
 
 int bq_nl_qdisc_new(int ifindex, __u32 parent, __u32 handle, const char *kind, bool replace,
-		    char *msg, size_t msglen)
+		    const void *opts, size_t optlen, char *msg, size_t msglen)
 {
 	struct nl_req req = {
 		.nh.nlmsg_len = NLMSG_LENGTH(sizeof(struct tcmsg)),
@@ -78,13 +78,20 @@ int bq_nl_qdisc_new(int ifindex, __u32 parent, __u32 handle, const char *kind, b
 		.tc.tcm_handle = handle,
 	};
 	char buf[4096];
-	int fd = nl_open(), err = -EIO;
+	int fd, err = -EIO;
 	ssize_t n;
 
 	msg[0] = '\0';
+	/* What fits in attrs beside TCA_KIND and TCA_OPTIONS' own header. */
+	if (strlen(kind) >= BQ_KIND_LEN ||
+	    optlen > sizeof(req.attrs) - RTA_SPACE(BQ_KIND_LEN) - RTA_SPACE(0))
+		return -EINVAL;
+	fd = nl_open();
 	if (fd < 0)
 		return -errno;
 	add_attr(&req.nh, TCA_KIND, kind, strlen(kind) + 1);
+	if (opts)
+		add_attr(&req.nh, TCA_OPTIONS, opts, optlen);
 	if (send(fd, &req, req.nh.nlmsg_len, 0) < 0) {
 		err = -errno;
 	} else if ((n = recv(fd, buf, sizeof(buf), 0)) > 0) {

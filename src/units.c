@@ -261,6 +261,7 @@ int bq_params_apply(struct bq_param_set *set, int argc, char **argv)
 			return BQ_EXIT_USAGE;
 		}
 		set->val.v[d - set->desc] = v;
+		set->given |= 1U << (d - set->desc);
 	}
 	return 0;
 }

@@ -171,6 +171,7 @@ static void param_sets(void)
 {
 	struct bq_param_set set = { .desc = table, .n = 2 };
 	char *good[] = { "limit", "50", "rate", "1gbit" };
+	char *rate_only[] = { "rate", "8bit" };
 	char *unknown[] = { "limt", "50" };
 	char *range[] = { "limit", "0" };
 	char *big[] = { "rate", "2tbit" };
@@ -178,6 +179,9 @@ static void param_sets(void)
 
 	EXPECT(bq_params_apply(&set, 4, good) == 0, "good pairs");
 	EXPECT(set.val.v[0] == 50 && set.val.v[1] == 125000000, "values stored");
+	set.given = 0;
+	EXPECT(bq_params_apply(&set, 2, rate_only) == 0 && set.given == 1U << 1,
+	       "given: exactly the parameter named (0x%x)", set.given);
 	EXPECT(bq_params_apply(&set, 2, unknown) == BQ_EXIT_USAGE, "unknown name");
 	EXPECT(bq_params_apply(&set, 2, range) == BQ_EXIT_USAGE, "below min");
 	EXPECT(bq_params_apply(&set, 2, big) == BQ_EXIT_USAGE, "above max");
