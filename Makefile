@@ -251,8 +251,8 @@ $(BIN)/hbm: $(HBM_SRCS) src/sys.c src/json.c src/lib.h src/pindir.c src/pindir.h
 $(BIN)/fuzz_hbm: $(HBM_SRCS) src/hbm/hbm_tool.h include/hbm.h $(OUTPUT)/hbm_cg.skel.h $(OUTPUT)/hbm_cg_edt.skel.h
 # Its fields are those of the registry's kinds with classes: the loader
 # reads them from the embedded objects.
-$(BIN)/fuzz_class: FUZZ_SRCS += src/loader.c src/qdiscs.c
-$(BIN)/fuzz_class: src/class.c src/loader.c src/qdiscs.c src/qdiscs.def $(OUTPUT)/skels.h
+$(BIN)/fuzz_class: FUZZ_SRCS += src/loader.c src/qdiscs.c src/meta.c src/elf.c
+$(BIN)/fuzz_class: src/class.c src/loader.c src/qdiscs.c src/meta.c src/elf.c src/qdiscs.def $(OUTPUT)/skels.h
 # make install puts hbm beside bpfqdisc (its BPF objects are in BPF_OBJS).
 INSTALLED += $(SBINDIR)/hbm
 install: install-hbm

@@ -119,6 +119,14 @@ struct bq_kind_classes {
 	size_t ncounters;
 	__u32 per_slot;			/* entries of aggs.map per instance */
 };
+/*
+ * The tables of a kind (meta.c), read from its embedded object (elf.c)
+ * without libbpf: the CLI and the tc plugin share them.
+ */
+/* Section name of an ELF64 object of sz bytes: its bytes, *len set; NULL if none. */
+const void *bq_elf_section(const void *elf, size_t sz, const char *name, size_t *len);
+/* Up to max entries of size sz of the kind's section sec into dst: how many. */
+size_t bq_kind_table(const struct bq_kind *k, const char *sec, void *dst, size_t sz, size_t max);
 /* The tables a kind's object describes itself with (cached). NULL on error. */
 struct bq_kind_meta {
 	struct bq_param_desc params[BQ_MAX_PARAMS];
