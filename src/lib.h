@@ -78,6 +78,8 @@ struct bq_param_set {
 	const struct bq_param_desc *desc;	/* the kind's table */
 	size_t n;
 	struct bq_params val;
+	__u32 given;		/* bit i: bq_params_apply() set val.v[i] */
+	const char *kind;	/* "bpf_fq": its tc words (units.c) */
 };
 /*
  * Applies "name value" pairs from argv over set->val. Returns 0, or

@@ -88,6 +88,7 @@ int bq_kind_params(const struct bq_kind *k, struct bq_param_set *set)
 		return -EINVAL;
 	set->desc = m->params;
 	set->n = m->nparams;
+	set->kind = k->kind;
 	for (size_t i = 0; i < set->n; i++)
 		set->val.v[i] = set->desc[i].def;
 	return 0;
