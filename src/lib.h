@@ -86,6 +86,8 @@ struct bq_param_set {
  * BQ_EXIT_USAGE after printing what is wrong.
  */
 int bq_params_apply(struct bq_param_set *set, int argc, char **argv);
+/* The TCA_OPTIONS of a new qdisc: the parameters set gives, the others 0. */
+void bq_params_options(const struct bq_param_set *set, struct bq_options *o);
 
 /* --- kinds (loader.c) --- */
 struct bq_load_opts {
@@ -212,6 +214,8 @@ int bq_nl_parse_dump(const void *buf, size_t len, int ifindex, struct bq_qdisc_i
 		     size_t *n, size_t *cap);
 /* Qdiscs of ifindex (0: all) in this netns. Caller frees *out. 0 or -errno. */
 int bq_nl_qdisc_list(int ifindex, struct bq_qdisc_info **out, size_t *n);
+/* The kind of the qdisc of ifindex at handle (if not 0) or parent, "" if none. */
+void bq_nl_qdisc_kind(int ifindex, __u32 parent, __u32 handle, char *kind, size_t len);
 /* Whether instance q is the qdisc tc of netns (show.c). */
 bool bq_same_qdisc(const struct bq_instance *q, __u64 netns, const struct bq_qdisc_info *tc);
 

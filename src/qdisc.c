@@ -216,21 +216,6 @@ static int change_instance(struct qdisc_req *r)
 	return err;
 }
 
-/* The kind of the qdisc now at r's place, "" if none. */
-static void current_kind(const struct qdisc_req *r, char *kind, size_t len)
-{
-	struct bq_qdisc_info *v;
-	size_t n;
-
-	kind[0] = '\0';
-	if (bq_nl_qdisc_list(r->ifindex, &v, &n))
-		return;
-	for (size_t i = 0; i < n; i++)
-		if (r->handle ? v[i].handle == r->handle : v[i].parent == r->parent)
-			snprintf(kind, len, "%s", v[i].kind);
-	free(v);
-}
-
 /* The kind's egress program, if any, on the device: it sees the packets of
  * the root qdisc and, under mq, of every child. */
 static int attach_egress(const struct qdisc_req *r)
@@ -328,7 +313,7 @@ static int create(struct qdisc_req *r, bool replace)
 	err = build_params(r, &defaults, &set);
 	if (err)
 		return err;
-	current_kind(r, now, sizeof(now));
+	bq_nl_qdisc_kind(r->ifindex, r->parent, r->handle, now, sizeof(now));
 	if (replace && !strcmp(now, r->kind->kind))
 		return change_instance(r);	/* BPF qdiscs have no .change */
 	lock = lock_kind(r->kind);

@@ -295,8 +295,7 @@ static const struct tc_word {
 #define TC_ZERO(kind, param) { kind, param, TC_ZERO_DEFAULT, NULL, 0 }
 	TC_ZERO("bpf_fq_codel", "limit"), TC_ZERO("bpf_fq_codel", "flows"),
 	TC_ZERO("bpf_fq_codel", "quantum"), TC_ZERO("bpf_fq_codel", "target"),
-	TC_ZERO("bpf_fq_codel", "interval"), TC_ZERO("bpf_fq_codel", "memory_limit"),
-	TC_ZERO("bpf_fq_codel", "drop_batch"),
+	TC_ZERO("bpf_fq_codel", "interval"), TC_ZERO("bpf_fq_codel", "drop_batch"),
 #undef TC_ZERO
 };
 
@@ -409,6 +408,16 @@ int bq_params_apply(struct bq_param_set *set, int argc, char **argv)
 			return BQ_EXIT_USAGE;
 	}
 	return 0;
+}
+
+void bq_params_options(const struct bq_param_set *set, struct bq_options *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->magic = BQ_OPT_MAGIC;
+	o->given = set->given;
+	for (size_t i = 0; i < set->n; i++)
+		if (set->given & (1U << i))
+			o->v[i] = set->val.v[i];
 }
 
 /* tc's handle syntax: "1:" (major only), "1:2", hex digits. */
