@@ -206,9 +206,12 @@ struct bq_qdisc_info {
 	__u64 bytes, packets;
 	__u32 qlen, backlog, drops, requeues, overlimits;
 };
-/* Creates (or with replace, replaces) a qdisc; msg gets the kernel's words. */
+/*
+ * Creates (or with replace, replaces) a qdisc, with opts as its TCA_OPTIONS
+ * (NULL: none); msg gets the kernel's words.
+ */
 int bq_nl_qdisc_new(int ifindex, __u32 parent, __u32 handle, const char *kind, bool replace,
-		    char *msg, size_t msglen);
+		    const struct bq_options *opts, char *msg, size_t msglen);
 /* Parses one dump buffer (any bytes); 1 at its end, 0 for more, -errno. */
 int bq_nl_parse_dump(const void *buf, size_t len, int ifindex, struct bq_qdisc_info **v,
 		     size_t *n, size_t *cap);

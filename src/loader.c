@@ -22,7 +22,7 @@
 #include "pindir.h"
 
 /* Maps user space reads after load, besides the slot maps marked BQ_MAP_PIN. */
-static const char *const pinned_maps[] = { "bq_defaults", "bq_pending", "bq_config" };
+static const char *const pinned_maps[] = { "bq_defaults", "bq_config" };
 
 /* How long load, unload and tidy wait for one another. */
 #define BQ_LOCK_WAIT_S	10

@@ -23,7 +23,7 @@
 struct nl_req {
 	struct nlmsghdr nh;
 	struct tcmsg tc;
-	char attrs[64];
+	char attrs[256];	/* TCA_KIND and TCA_OPTIONS (struct bq_options) */
 };
 
 static int nl_open(void)
@@ -65,7 +65,7 @@ static void ext_ack(const struct nlmsghdr *nh, char *msg, size_t len)
 }
 
 int bq_nl_qdisc_new(int ifindex, __u32 parent, __u32 handle, const char *kind, bool replace,
-		    char *msg, size_t msglen)
+		    const struct bq_options *opts, char *msg, size_t msglen)
 {
 	struct nl_req req = {
 		.nh.nlmsg_len = NLMSG_LENGTH(sizeof(struct tcmsg)),
@@ -85,6 +85,8 @@ int bq_nl_qdisc_new(int ifindex, __u32 parent, __u32 handle, const char *kind, b
 	if (fd < 0)
 		return -errno;
 	add_attr(&req.nh, TCA_KIND, kind, strlen(kind) + 1);
+	if (opts)
+		add_attr(&req.nh, TCA_OPTIONS, opts, sizeof(*opts));
 	if (send(fd, &req, req.nh.nlmsg_len, 0) < 0) {
 		err = -errno;
 	} else if ((n = recv(fd, buf, sizeof(buf), 0)) > 0) {
