@@ -10,6 +10,7 @@
 #                   of STRESS_KERNELS too, fuzzers 10 minutes each beside
 #   make bench      benchmarks in the VM -> docs/benchmarks.md (BENCH=quick|full)
 #   make install    PREFIX=/usr/local DESTDIR= (see the install section)
+#   make deb        bpfqdisc_VERSION_amd64.deb and bpfqdisc-dev_... in .output/
 #   make V=1        show the commands
 #   make -j1        one job at a time (the default is one per CPU)
 
@@ -33,11 +34,20 @@ CLANG ?= $(firstword $(shell command -v clang-19 clang 2>/dev/null))
 BPFTOOL ?= $(firstword $(shell command -v bpftool /usr/sbin/bpftool 2>/dev/null))
 CC ?= cc
 
+# bpfqdisc's version (bpfqdisc --version, the Debian packages), and the
+# framework's (include/bpfqdisc.h: what objects record, bpfqdisc.pc's).
+VERSION := 0.1.0
+FW_VERSION := $(shell sed -n 's/^\#define BQ_FRAMEWORK_M[AJORIN]*[[:space:]]*\([0-9]*\)$$/\1/p' \
+	include/bpfqdisc.h | paste -sd.)
+
 INCLUDES := -Iinclude -I$(OUTPUT) -I$(LIBBPF_DIR)/include
 CFLAGS ?= -O2 -g
 CFLAGS += -Wall -Wextra -Wno-unused-parameter -Werror -std=gnu11 $(INCLUDES)
-BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_x86 -mcpu=v3 \
-	-fms-extensions -Wno-microsoft-anon-tag -Wall -Werror $(INCLUDES)
+# What the framework's headers need of clang beyond -target bpf: the
+# installed bpfqdisc.pc gives them too. vmlinux.h's anonymous members
+# need -fms-extensions (without it they vanish, and the structs with them).
+BQ_BPF_FLAGS := -D__TARGET_ARCH_x86 -mcpu=v3 -fms-extensions
+BPF_CFLAGS := -g -O2 -target bpf $(BQ_BPF_FLAGS) -Wno-microsoft-anon-tag -Wall -Werror $(INCLUDES)
 LDLIBS := $(LIBBPF_DIR)/lib/libbpf.a -lelf -lz -lm
 
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
@@ -121,6 +131,15 @@ $(OUTPUT)/%.o: src/%.c $(wildcard src/*.h) include/bpfqdisc.h src/qdiscs.def $(O
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -Isrc -c $< -o $@
 
+$(OUTPUT)/bpfqdisc.o: CFLAGS += -DBQ_VERSION='"$(VERSION)"'
+
+# bpfqdisc new writes bpf_fifo's source, which it embeds as a C string.
+$(OUTPUT)/fifo_src.h: bpf/fifo.bpf.c | $(OUTPUT)
+	$(call msg,GEN,$@)
+	$(Q){ echo 'static const char fifo_src[] ='; \
+	  sed 's/\\/\\\\/g; s/"/\\"/g; s/^/\t"/; s/$$/\\n"/' $<; echo ';'; } > $@
+$(OUTPUT)/new.o: $(OUTPUT)/fifo_src.h
+
 $(BIN)/bpfqdisc: $(OUTPUT)/bpfqdisc.o $(LIB_OBJS) | $(BIN)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
@@ -141,6 +160,30 @@ $(OUTPUT)/qdiscs_test.o: src/qdiscs.c src/lib.h src/qdiscs.def selftests/bpf/qdi
 $(BIN)/bpfqdisc_test: $(OUTPUT)/bpfqdisc.o $(filter-out $(OUTPUT)/qdiscs.o,$(LIB_OBJS)) $(OUTPUT)/qdiscs_test.o | $(BIN)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
+
+# The CLI that must refuse objects built for other framework versions
+# (selftests/bpf/qdiscs_fw.def): bpf_fifo with the next major, and with
+# the next minor.
+FW_MAJOR := $(firstword $(subst ., ,$(FW_VERSION)))
+FW_MINOR := $(lastword $(subst ., ,$(FW_VERSION)))
+$(OUTPUT)/fwmajor.bpf.o: FW_OVERRIDE := -DBQ_FRAMEWORK_MAJOR=$(shell expr $(FW_MAJOR) + 1)
+$(OUTPUT)/fwminor.bpf.o: FW_OVERRIDE := -DBQ_FRAMEWORK_MINOR=$(shell expr $(FW_MINOR) + 1)
+$(OUTPUT)/fwmajor.bpf.o $(OUTPUT)/fwminor.bpf.o: bpf/fifo.bpf.c $(wildcard include/bq/*.bpf.h) \
+		include/bpfqdisc.h $(OUTPUT)/vmlinux.h | $(OUTPUT)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) $(FW_OVERRIDE) -c $< -o $@
+$(OUTPUT)/fw_skels.h: $(OUTPUT)/fwmajor.skel.h $(OUTPUT)/fwminor.skel.h
+	$(call msg,GEN,$@)
+	$(Q)printf '#include "%s"\n' $(notdir $^) > $@
+$(OUTPUT)/qdiscs_fwtest.o: src/qdiscs.c src/lib.h selftests/bpf/qdiscs_fw.def $(OUTPUT)/fw_skels.h | check-deps
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -Isrc -DBQ_QDISCS='"../selftests/bpf/qdiscs_fw.def"' \
+		-DBQ_SKELS='"fw_skels.h"' -c $< -o $@
+$(BIN)/bpfqdisc_fwtest: $(OUTPUT)/bpfqdisc.o $(filter-out $(OUTPUT)/qdiscs.o,$(LIB_OBJS)) \
+		$(OUTPUT)/qdiscs_fwtest.o | $(BIN)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
+all: $(BIN)/bpfqdisc_fwtest
 
 $(BIN)/test_%: selftests/unit/test_%.c $(LIB_OBJS) | $(BIN)
 	$(call msg,LINK,$@)
@@ -278,3 +321,43 @@ install-hbm: $(BIN)/hbm
 # The framework parts tested natively (selftests/unit/test_parts.c).
 $(BIN)/test_parts: include/bq/ids.bpf.h include/bq/list.bpf.h include/bq/keytab.bpf.h \
 		   include/bq/timeq.bpf.h
+
+# The framework, for qdiscs built outside this tree (docs/writing-a-qdisc.md):
+# its headers (the parts in include/bq/), the test kernel's vmlinux.h for
+# x86-64 in include/bq/vmlinux/, where an earlier -I can override it, and
+# bpfqdisc.pc (tools/bpfqdisc.pc.in), which finds them relative to itself.
+INCLUDEDIR ?= $(PREFIX)/include
+PKGCONFIGDIR ?= $(PREFIX)/lib/pkgconfig
+FW_HEADERS := include/bpfqdisc.h $(wildcard include/bq/*.bpf.h)
+FW_INSTALLED := $(patsubst include/%,$(INCLUDEDIR)/%,$(FW_HEADERS)) \
+	$(INCLUDEDIR)/bq/vmlinux/vmlinux.h $(PKGCONFIGDIR)/bpfqdisc.pc
+INSTALLED += $(FW_INSTALLED)
+.PHONY: install-dev uninstall-dev
+install: install-dev
+uninstall: uninstall-dev
+install-dev: $(OUTPUT)/vmlinux.h
+	$(call msg,INSTALL,$(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR)/bpfqdisc.pc)
+	$(Q)$(INSTALL) -d $(DESTDIR)$(INCLUDEDIR)/bq/vmlinux $(DESTDIR)$(PKGCONFIGDIR)
+	$(Q)$(INSTALL) -m 0644 include/bpfqdisc.h $(DESTDIR)$(INCLUDEDIR)/
+	$(Q)$(INSTALL) -m 0644 $(filter include/bq/%,$(FW_HEADERS)) $(DESTDIR)$(INCLUDEDIR)/bq/
+	$(Q)$(INSTALL) -m 0644 $(OUTPUT)/vmlinux.h $(DESTDIR)$(INCLUDEDIR)/bq/vmlinux/
+	$(Q)sed -e 's|@INCLUDEDIR_FROM_PC@|$(shell realpath -m --relative-to=$(PKGCONFIGDIR) $(INCLUDEDIR))|' \
+		-e 's|@FW_VERSION@|$(FW_VERSION)|' -e 's|@BQ_BPF_FLAGS@|$(BQ_BPF_FLAGS)|' \
+		tools/bpfqdisc.pc.in > $(OUTPUT)/bpfqdisc.pc
+	$(Q)$(INSTALL) -m 0644 $(OUTPUT)/bpfqdisc.pc $(DESTDIR)$(PKGCONFIGDIR)/bpfqdisc.pc
+uninstall-dev:
+	$(Q)rm -f $(addprefix $(DESTDIR),$(FW_INSTALLED))
+	$(Q)for d in $(DESTDIR)$(INCLUDEDIR)/bq/vmlinux $(DESTDIR)$(INCLUDEDIR)/bq; do \
+		if [ -d $$d ]; then rmdir --ignore-fail-on-non-empty $$d; fi; done
+
+# make deb [DEB_DIR=.output]: bpfqdisc_$(VERSION)_amd64.deb and
+# bpfqdisc-dev_..., of exactly what make install PREFIX=/usr installs
+# (tools/mkdeb splits it: the framework to -dev, the rest to bpfqdisc).
+# The install's own prerequisites are built first, in parallel.
+DEB_DIR ?= $(OUTPUT)
+.PHONY: deb
+deb: $(BIN)/bpfqdisc $(BIN)/hbm $(BPF_OBJS) $(OUTPUT)/vmlinux.h
+	$(Q)rm -rf $(DEB_DIR)/deb
+	$(Q)MAKEFLAGS= $(MAKE) -j1 --no-print-directory install DESTDIR=$(abspath $(DEB_DIR))/deb/root PREFIX=/usr
+	$(call msg,DEB,$(DEB_DIR)/bpfqdisc_$(VERSION)_amd64.deb $(DEB_DIR)/bpfqdisc-dev_$(VERSION)_amd64.deb)
+	$(Q)tools/mkdeb $(DEB_DIR)/deb $(VERSION) $(DEB_DIR) >/dev/null

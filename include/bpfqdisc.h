@@ -22,6 +22,26 @@
 #ifndef BPFQDISC_H
 #define BPFQDISC_H
 
+/*
+ * The framework's interface version: what an object's tables and maps
+ * mean to the loader (this header's structs, the .rodata.bq_* sections,
+ * the framework's map names). core.bpf.h records it in every object
+ * (.rodata.bq_version); the loader takes an object of its own major and
+ * of a minor up to its own (docs/writing-a-qdisc.md, "What is stable").
+ * Defined unless given: the tests build objects for other versions (-D).
+ */
+#ifndef BQ_FRAMEWORK_MAJOR
+#define BQ_FRAMEWORK_MAJOR	1
+#endif
+#ifndef BQ_FRAMEWORK_MINOR
+#define BQ_FRAMEWORK_MINOR	0
+#endif
+
+struct bq_version {
+	__u32 major;
+	__u32 minor;
+};
+
 #define BQ_MAX_PARAMS		20	/* fq: 14, its priomap and 3 band weights */
 #define BQ_MAX_XSTATS		8
 #define BQ_KIND_LEN		16	/* Qdisc_ops.id, with its NUL */

@@ -55,6 +55,11 @@ static void usage(void)
 		"  stats [dev DEV] [-j | --prometheus] [--interval N]\n"
 		"      The BPF qdiscs' stats: tc's and their own (drops by reason, marks...).\n"
 		"      --prometheus writes the text format for node_exporter's textfile collector.\n"
+		"  new NAME\n"
+		"      Write NAME.bpf.c, a commented FIFO with one parameter, to start a qdisc\n"
+		"      built against the installed framework (pkg-config bpfqdisc).\n"
+		"  --version\n"
+		"      Print bpfqdisc's version and the framework version it reads.\n"
 		"\n"
 		"Kinds: %s\n"
 		"\n"
@@ -344,6 +349,7 @@ int main(int argc, char **argv)
 		{ "load", cmd_load }, { "unload", cmd_unload },
 		{ "list", cmd_list }, { "params", cmd_params },
 		{ "qdisc", bq_cmd_qdisc }, { "stats", bq_cmd_stats }, { "class", bq_cmd_class },
+		{ "new", bq_cmd_new },
 	};
 
 	bq_quiet_libbpf();
@@ -364,6 +370,11 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
 		usage();
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("bpfqdisc %s (framework %d.%d)\n", BQ_VERSION, BQ_FRAMEWORK_MAJOR,
+		       BQ_FRAMEWORK_MINOR);
 		return 0;
 	}
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)

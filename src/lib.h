@@ -131,6 +131,11 @@ struct bq_kind_classes {
 const void *bq_elf_section(const void *elf, size_t sz, const char *name, size_t *len);
 /* Up to max entries of size sz of the kind's section sec into dst: how many. */
 size_t bq_kind_table(const struct bq_kind *k, const char *sec, void *dst, size_t sz, size_t max);
+/*
+ * Whether the kind's object was built for a framework whose tables this
+ * code reads: its major, and a minor up to its own (bpfqdisc.h); else says why.
+ */
+bool bq_kind_framework_ok(const struct bq_kind *k);
 /* The tables a kind's object describes itself with (cached). NULL on error. */
 struct bq_kind_meta {
 	struct bq_param_desc params[BQ_MAX_PARAMS];
@@ -196,6 +201,8 @@ void bq_class_warn_keys(const struct bq_kind *k, const char *dev, const struct b
 			const struct bq_params *next);
 int bq_cmd_qdisc_show(int argc, char **argv);
 int bq_cmd_stats(int argc, char **argv);
+/* bpfqdisc new NAME (new.c): a starting NAME.bpf.c, built out of the tree. */
+int bq_cmd_new(int argc, char **argv);
 
 /* --- rtnetlink (nl.c) --- */
 struct bq_qdisc_info {

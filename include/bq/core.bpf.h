@@ -34,7 +34,14 @@
 #ifndef BQ_CORE_BPF_H
 #define BQ_CORE_BPF_H
 
+/*
+ * vmlinux.h's anonymous members need -fms-extensions (bpfqdisc.pc gives
+ * it); the warning that they are an extension would hide the user's own.
+ */
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wmicrosoft-anon-tag"
 #include "vmlinux.h"
+#pragma clang diagnostic pop
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
@@ -62,6 +69,11 @@ void bpf_qdisc_skb_drop(struct sk_buff *skb, struct bpf_sk_buff_ptr *to_free_lis
 void bpf_qdisc_watchdog_schedule(struct Qdisc *sch, u64 expire, u64 delta_ns) __ksym;
 /* .dequeue only. */
 void bpf_qdisc_bstats_update(struct Qdisc *sch, const struct sk_buff *skb) __ksym;
+
+/* The framework version this object was built for: the loader checks it first. */
+const struct bq_version bq_version SEC(".rodata.bq_version") = {
+	BQ_FRAMEWORK_MAJOR, BQ_FRAMEWORK_MINOR
+};
 
 /* Sizes the loader sets before load (bq_load() in src/). */
 const volatile __u32 bq_ring_slots = BQ_DEFAULT_RING_SLOTS;

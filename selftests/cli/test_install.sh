@@ -9,20 +9,11 @@ PREFIX=/usr
 D=$(mktemp -d)
 SCRATCH=$(mktemp -d)
 trap 'rm -rf "$D" "$SCRATCH"' EXIT
-failed=0
-
-pass() { echo "PASS cli/$1"; }
-fail() { echo "FAIL cli/$1: $2"; failed=1; }
+. "$TOP/selftests/cli/lib.sh"
 skip() { echo "SKIP cli/$1: $2"; }
 verdict() { # name problems: PASS when there are none
 	if [ -z "$2" ]; then pass "$1"; else fail "$1" "${2# }"; fi
 }
-# Multi-line tool output on one report line.
-oneline() { printf '%s' "$1" | tr '\n' ';' | sed 's/;/; /g'; }
-
-# A make of our own, not a sub-make of whatever ran the suite: the parent's
-# MAKEFLAGS could carry its own variables (PREFIX=...) or a jobserver.
-mk() { env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -C "$TOP" --no-print-directory "$@"; }
 
 out=$(mk install DESTDIR="$D" PREFIX=$PREFIX 2>&1)
 rc=$?
