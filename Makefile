@@ -318,6 +318,18 @@ install-hbm: $(BIN)/hbm
 	$(call msg,INSTALL,$(DESTDIR)$(SBINDIR)/hbm)
 	$(Q)$(INSTALL) -d $(DESTDIR)$(SBINDIR)
 	$(Q)$(INSTALL) -m 0755 $(BIN)/hbm $(DESTDIR)$(SBINDIR)/hbm
+# tc's plugin where Debian's tc looks for it (/usr/lib/x86_64-linux-gnu/tc
+# with PREFIX=/usr; under another prefix tc needs TC_LIB_DIR), a link per kind.
+MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null)
+TCLIBDIR ?= $(PREFIX)/lib/$(or $(MULTIARCH),x86_64-linux-gnu)/tc
+INSTALLED += $(TCLIBDIR)/q_bpf.so $(patsubst $(BIN)/tc/%,$(TCLIBDIR)/%,$(TC_PLUGIN_LINKS))
+install: install-tc
+.PHONY: install-tc
+install-tc: $(BIN)/tc/q_bpf.so
+	$(call msg,INSTALL,$(DESTDIR)$(TCLIBDIR))
+	$(Q)$(INSTALL) -d $(DESTDIR)$(TCLIBDIR)
+	$(Q)$(INSTALL) -m 0644 $(BIN)/tc/q_bpf.so $(DESTDIR)$(TCLIBDIR)/q_bpf.so
+	$(Q)for k in $(KINDS); do ln -sf q_bpf.so $(DESTDIR)$(TCLIBDIR)/q_bpf_$$k.so; done
 # The framework parts tested natively (selftests/unit/test_parts.c).
 $(BIN)/test_parts: include/bq/ids.bpf.h include/bq/list.bpf.h include/bq/keytab.bpf.h \
 		   include/bq/timeq.bpf.h
