@@ -6,6 +6,7 @@
 
 export TC_LIB_DIR="$TOP/bin/tc"
 for k in fifo fq fq_codel hbm; do expect "$BQ" load $k; done
+trap 'ip link del d0 2>/dev/null || true' EXIT
 ip link add d0 type dummy
 ip link set d0 up
 
