@@ -60,4 +60,15 @@ want noqueue
 expect tc qdisc add dev d0 root bpf_fq
 want bpf_fq limit=10000 flow_limit=100 timer_slack=10000
 expect tc qdisc del dev d0 root
+
+# The plugin gives a plain user nothing: in a user namespace of its own
+# tc's add meets .init's refusal (no slots for user namespaces by
+# default), and a change needs bpfqdisc's privileges, which it lacks.
+before=$("$BQ" list)
+for verb in add change; do
+	setpriv --reuid=65534 --regid=65534 --clear-groups unshare -Urn \
+		env TC_LIB_DIR="$TC_LIB_DIR" tc qdisc $verb dev lo root bpf_fifo limit 5 2>/dev/null &&
+		fail "an unprivileged user's tc qdisc $verb with the plugin succeeded"
+done
+[ "$("$BQ" list)" = "$before" ] || fail "the unprivileged tries left: $("$BQ" list)"
 exit 0
