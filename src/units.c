@@ -303,21 +303,30 @@ static const struct tc_word {
 #undef TC_ZERO
 };
 
-static const struct tc_word *tc_word(const struct bq_param_set *set, const char *word,
-				     enum tc_word_does does)
-{
-	for (size_t i = 0; set->kind && i < sizeof(tc_words) / sizeof(tc_words[0]); i++)
-		if (!strcmp(tc_words[i].kind, set->kind) && !strcmp(tc_words[i].word, word) &&
-		    tc_words[i].does == does)
-			return &tc_words[i];
-	return NULL;
-}
-
 static const struct bq_param_desc *param_find(const struct bq_param_set *set, const char *name)
 {
 	for (size_t i = 0; i < set->n; i++)
 		if (!strcmp(set->desc[i].name, name))
 			return &set->desc[i];
+	return NULL;
+}
+
+/* A word of set's kind; one that names parameters the table lacks is none. */
+static const struct tc_word *tc_word(const struct bq_param_set *set, const char *word,
+				     enum tc_word_does does)
+{
+	for (size_t i = 0; set->kind && i < sizeof(tc_words) / sizeof(tc_words[0]); i++) {
+		const struct tc_word *w = &tc_words[i];
+		const struct bq_param_desc *d;
+
+		if (strcmp(w->kind, set->kind) || strcmp(w->word, word) || w->does != does)
+			continue;
+		if (does != TC_SETS && does != TC_SPREAD)
+			return w;
+		d = param_find(set, w->param);
+		if (d && (does == TC_SETS || (size_t)(d - set->desc) + w->value <= set->n))
+			return w;
+	}
 	return NULL;
 }
 
