@@ -22,6 +22,19 @@ want() {
 	done
 }
 
+# Every kind: add, change, replace onto itself, delete.
+for kp in fifo:limit fq:flow_limit fq_codel:drop_batch hbm:agg_limit; do
+	k=bpf_${kp%:*} param=${kp#*:}
+	expect tc qdisc add dev d0 root $k $param 30
+	want $k $param=30
+	expect tc qdisc change dev d0 root $k $param 40
+	want $k $param=40
+	expect tc qdisc replace dev d0 root $k $param 50
+	want $k $param=50
+	expect tc qdisc del dev d0 root $k
+	want noqueue
+done
+
 expect tc qdisc add dev d0 root bpf_fifo limit 500
 want bpf_fifo limit=500
 expect tc qdisc replace dev d0 root bpf_fq quantum 3028 limit 0x200 nopacing timer_slack 100
