@@ -92,6 +92,7 @@ enum bq_unit {
 	BQ_UNIT_PRIOMAP,	/* a band per priority 0..15, 16 digits: 1222120011111111;
 				 * kept one per nibble, priority 0 lowest; each digit
 				 * at most max's nibble */
+	BQ_UNIT_TIME_NS,	/* nanoseconds, a bare number too (tc's fq timer_slack) */
 };
 
 /*

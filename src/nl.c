@@ -236,3 +236,17 @@ int bq_nl_qdisc_list(int ifindex, struct bq_qdisc_info **out, size_t *n)
 		close(fd);
 	return err < 0 ? err : 0;
 }
+
+void bq_nl_qdisc_kind(int ifindex, __u32 parent, __u32 handle, char *kind, size_t len)
+{
+	struct bq_qdisc_info *v;
+	size_t n;
+
+	kind[0] = '\0';
+	if (bq_nl_qdisc_list(ifindex, &v, &n))
+		return;
+	for (size_t i = 0; i < n; i++)
+		if (handle ? v[i].handle == handle : v[i].parent == parent)
+			snprintf(kind, len, "%s", v[i].kind);
+	free(v);
+}

@@ -215,21 +215,6 @@ static int change_instance(struct qdisc_req *r)
 	return err;
 }
 
-/* The kind of the qdisc now at r's place, "" if none. */
-static void current_kind(const struct qdisc_req *r, char *kind, size_t len)
-{
-	struct bq_qdisc_info *v;
-	size_t n;
-
-	kind[0] = '\0';
-	if (bq_nl_qdisc_list(r->ifindex, &v, &n))
-		return;
-	for (size_t i = 0; i < n; i++)
-		if (r->handle ? v[i].handle == r->handle : v[i].parent == r->parent)
-			snprintf(kind, len, "%s", v[i].kind);
-	free(v);
-}
-
 /* The kind's egress program, if any, on the device: it sees the packets of
  * the root qdisc and, under mq, of every child. */
 static int attach_egress(const struct qdisc_req *r)
@@ -288,7 +273,7 @@ static const char *why_refused(const struct bq_kind *k, int err, char *buf, size
 
 static int create(struct qdisc_req *r, bool replace)
 {
-	struct bq_options opts = { .magic = BQ_OPT_MAGIC };
+	struct bq_options opts;
 	struct bq_param_set set;
 	struct bq_params defaults;
 	char msg[256], now[BQ_KIND_LEN];
@@ -301,7 +286,7 @@ static int create(struct qdisc_req *r, bool replace)
 	err = build_params(r, &defaults, &set);
 	if (err)
 		return err;
-	current_kind(r, now, sizeof(now));
+	bq_nl_qdisc_kind(r->ifindex, r->parent, r->handle, now, sizeof(now));
 	/*
 	 * The kernel would route this one to .change, which BPF qdiscs lack:
 	 * change the live instance instead. Should another replace make the
@@ -311,8 +296,7 @@ static int create(struct qdisc_req *r, bool replace)
 	 */
 	if (replace && !strcmp(now, r->kind->kind))
 		return change_instance(r);
-	opts.given = set.given;
-	memcpy(opts.v, set.val.v, sizeof(opts.v));
+	bq_params_options(&set, &opts);
 	err = bq_nl_qdisc_new(r->ifindex, r->parent, r->handle, r->kind->kind, replace, &opts,
 			      sizeof(opts), msg, sizeof(msg));
 	if (err && !msg[0] && !why_refused(r->kind, err, msg, sizeof(msg)))
