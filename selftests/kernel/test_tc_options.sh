@@ -15,7 +15,7 @@ EINVAL=22 ERANGE=34
 TMP=$(mktemp -d)
 chmod 1777 "$TMP"
 USER_NS=
-trap 'kill $USER_NS 2>/dev/null || true; ip netns del u 2>/dev/null || true' EXIT
+trap 'kill $USER_NS 2>/dev/null || true; ip netns del u 2>/dev/null || true; ip link del d0 2>/dev/null || true' EXIT
 
 instances() { "$BQ" list | grep -c '^  \(dev\|ifindex\)' || true; }
 opt() { "$BQ" qdisc show dev d0 -j | "$JGET" ".[0].options.$1"; }
