@@ -242,6 +242,20 @@ clean:
 	$(call msg,CLEAN,)
 	$(Q)rm -rf $(OUTPUT) $(BIN)
 
+# tc's plugin (src/tc/q_bpf.c): one library with a link q_bpf_KIND.so per
+# kind, which tc finds in TC_LIB_DIR=bin/tc. It runs inside tc, which has a
+# libbpf of its own: built of the libbpf-free parts of src/ alone.
+KINDS := $(shell grep ^BQ_QDISC src/qdiscs.def | cut -d, -f1 | cut -c10-)
+TC_PLUGIN_SRCS := src/tc/q_bpf.c src/units.c src/meta.c src/elf.c src/qdiscs.c src/json.c src/nl.c
+TC_PLUGIN_LINKS := $(patsubst %,$(BIN)/tc/q_bpf_%.so,$(KINDS))
+all: $(TC_PLUGIN_LINKS)
+$(BIN)/tc/q_bpf.so: $(TC_PLUGIN_SRCS) src/lib.h include/bpfqdisc.h src/qdiscs.def $(OUTPUT)/skels.h | check-deps
+	$(call msg,LINK,$@)
+	$(Q)mkdir -p $(BIN)/tc
+	$(Q)$(CC) $(CFLAGS) -Isrc -fPIC -shared -fvisibility=hidden $(TC_PLUGIN_SRCS) -lm -o $@
+$(TC_PLUGIN_LINKS): $(BIN)/tc/q_bpf.so
+	$(Q)ln -sf q_bpf.so $@
+
 # make install [PREFIX=/usr/local] [DESTDIR=]: the CLI, the BPF objects of
 # bpf/ (the CLI embeds them; these are for bpftool users), the man page, bash
 # completion and the systemd template unit bpfqdisc@.service.
@@ -294,8 +308,8 @@ $(BIN)/hbm: $(HBM_SRCS) src/sys.c src/json.c src/lib.h src/pindir.c src/pindir.h
 $(BIN)/fuzz_hbm: $(HBM_SRCS) src/hbm/hbm_tool.h include/hbm.h $(OUTPUT)/hbm_cg.skel.h $(OUTPUT)/hbm_cg_edt.skel.h
 # Its fields are those of the registry's kinds with classes: the loader
 # reads them from the embedded objects.
-$(BIN)/fuzz_class: FUZZ_SRCS += src/loader.c src/qdiscs.c
-$(BIN)/fuzz_class: src/class.c src/loader.c src/qdiscs.c src/qdiscs.def $(OUTPUT)/skels.h
+$(BIN)/fuzz_class: FUZZ_SRCS += src/loader.c src/qdiscs.c src/meta.c src/elf.c
+$(BIN)/fuzz_class: src/class.c src/loader.c src/qdiscs.c src/meta.c src/elf.c src/qdiscs.def $(OUTPUT)/skels.h
 # make install puts hbm beside bpfqdisc (its BPF objects are in BPF_OBJS).
 INSTALLED += $(SBINDIR)/hbm
 install: install-hbm

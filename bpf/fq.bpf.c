@@ -94,7 +94,7 @@ BQ_PARAMS(struct fq_params,
 	BQ_PARAM(horizon_drop, BQ_UNIT_BOOL, 1, 0, 1),
 	BQ_PARAM(orphan_mask, BQ_UNIT_COUNT, 1023, 0, 0xffffffff),
 	BQ_PARAM(ce_threshold, BQ_UNIT_TIME, 0, 0, 3600 * NSEC_PER_SEC),	/* 0: off */
-	BQ_PARAM(timer_slack, BQ_UNIT_TIME, 10 * NSEC_PER_USEC, 0, NSEC_PER_SEC),
+	BQ_PARAM(timer_slack, BQ_UNIT_TIME_NS, 10 * NSEC_PER_USEC, 0, NSEC_PER_SEC),
 	BQ_PARAM(flows_max, BQ_UNIT_COUNT, 1 << 20, 1, 1 << 24),	/* and --ring-slots - 1 */
 	/* The band of priorities 0..15, one digit each: sch_default_prio2band. */
 	BQ_PARAM(priomap, BQ_UNIT_PRIOMAP, 0x1111111100212221ULL, 0, 0x2222222222222222ULL),

@@ -10,10 +10,6 @@
  *                        maps, and Qdisc.limit holds it (bq_instance()).
  *                        User space changes the parameters live, through
  *                        the kind's program bq_change (struct bq_change)
- *   bq_pending    HASH   struct bq_where -> struct bq_staged: parameters for a
- *                        qdisc about to be created there: .init takes them
- *                        instead of the defaults, so no packet sees the
- *                        defaults, unless they expired (their writer died)
  *   bq_defaults   ARRAY  [0] -> struct bq_params an instance starts with
  *   bq_config     ARRAY  [0] -> struct bq_config: which qdiscs .init admits
  *   bq_slot_locks ARRAY  slot -> the lock under which .init fills in a new
@@ -95,6 +91,7 @@ enum bq_unit {
 	BQ_UNIT_PRIOMAP,	/* a band per priority 0..15, 16 digits: 1222120011111111;
 				 * kept one per nibble, priority 0 lowest; each digit
 				 * at most max's nibble */
+	BQ_UNIT_TIME_NS,	/* nanoseconds, a bare number too (tc's fq timer_slack) */
 };
 
 /*
@@ -234,10 +231,12 @@ struct bq_params {
  * what .init reads (its opt). The payload is exactly this struct; v[i] is
  * the kind's parameter i (its table's order), in the unit the table
  * gives, and counts only where bit i of given is set: the others take
- * the kind's defaults (bq_defaults). .init refuses anything else (a
- * payload of another size or magic, a bit beyond the kind's table, a
- * value outside its range) with an errno: no text reaches tc from a
- * BPF qdisc. No options at all (opt NULL) means the defaults.
+ * the kind's defaults (bq_defaults). .init refuses anything else with an
+ * errno, as no text reaches tc from a BPF qdisc: EINVAL for a payload of
+ * another size or magic or a bit beyond the kind's table, ERANGE for a
+ * value outside its range (min..max; on|off 0 or 1; a priomap's bands
+ * each at most max's; BQ_AUTO never). No options at all (opt NULL), or
+ * an empty payload, means the defaults.
  */
 #define BQ_OPT_MAGIC		0x31716262	/* "bbq1": this layout */
 
@@ -253,18 +252,6 @@ struct bq_where {
 	__u32 ifindex;
 	__u32 parent;		/* TC_H_ROOT (0xffffffff) for root */
 };
-
-/*
- * Parameters staged for a qdisc about to be created. A writer that dies
- * before it creates the qdisc leaves them behind: after expires_ns
- * (CLOCK_MONOTONIC, bpf_ktime_get_ns) a new qdisc there ignores them, and
- * the next writer of the kind removes them.
- */
-struct bq_staged {
-	struct bq_params params;
-	__u64 expires_ns;
-};
-#define BQ_STAGE_NS	5000000000ULL	/* time to create the qdisc */
 
 struct bq_instance {
 	/* Hot: touched by every packet. */

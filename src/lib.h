@@ -78,12 +78,16 @@ struct bq_param_set {
 	const struct bq_param_desc *desc;	/* the kind's table */
 	size_t n;
 	struct bq_params val;
+	__u32 given;		/* bit i: bq_params_apply() set val.v[i] */
+	const char *kind;	/* "bpf_fq": its tc words (units.c) */
 };
 /*
  * Applies "name value" pairs from argv over set->val. Returns 0, or
  * BQ_EXIT_USAGE after printing what is wrong.
  */
 int bq_params_apply(struct bq_param_set *set, int argc, char **argv);
+/* The TCA_OPTIONS of a new qdisc: the parameters set gives, the others 0. */
+void bq_params_options(const struct bq_param_set *set, struct bq_options *o);
 
 /* --- kinds (loader.c) --- */
 struct bq_load_opts {
@@ -119,6 +123,14 @@ struct bq_kind_classes {
 	size_t ncounters;
 	__u32 per_slot;			/* entries of aggs.map per instance */
 };
+/*
+ * The tables of a kind (meta.c), read from its embedded object (elf.c)
+ * without libbpf: the CLI and the tc plugin share them.
+ */
+/* Section name of an ELF64 object of sz bytes: its bytes, *len set; NULL if none. */
+const void *bq_elf_section(const void *elf, size_t sz, const char *name, size_t *len);
+/* Up to max entries of size sz of the kind's section sec into dst: how many. */
+size_t bq_kind_table(const struct bq_kind *k, const char *sec, void *dst, size_t sz, size_t max);
 /* The tables a kind's object describes itself with (cached). NULL on error. */
 struct bq_kind_meta {
 	struct bq_param_desc params[BQ_MAX_PARAMS];
@@ -196,14 +208,19 @@ struct bq_qdisc_info {
 	__u64 bytes, packets;
 	__u32 qlen, backlog, drops, requeues, overlimits;
 };
-/* Creates (or with replace, replaces) a qdisc; msg gets the kernel's words. */
+/*
+ * Creates (or with replace, replaces) a qdisc, with opts as its TCA_OPTIONS
+ * (NULL: none); msg gets the kernel's words.
+ */
 int bq_nl_qdisc_new(int ifindex, __u32 parent, __u32 handle, const char *kind, bool replace,
-		    char *msg, size_t msglen);
+		    const struct bq_options *opts, char *msg, size_t msglen);
 /* Parses one dump buffer (any bytes); 1 at its end, 0 for more, -errno. */
 int bq_nl_parse_dump(const void *buf, size_t len, int ifindex, struct bq_qdisc_info **v,
 		     size_t *n, size_t *cap);
 /* Qdiscs of ifindex (0: all) in this netns. Caller frees *out. 0 or -errno. */
 int bq_nl_qdisc_list(int ifindex, struct bq_qdisc_info **out, size_t *n);
+/* The kind of the qdisc of ifindex at handle (if not 0) or parent, "" if none. */
+void bq_nl_qdisc_kind(int ifindex, __u32 parent, __u32 handle, char *kind, size_t len);
 /* Whether instance q is the qdisc tc of netns (show.c). */
 bool bq_same_qdisc(const struct bq_instance *q, __u64 netns, const struct bq_qdisc_info *tc);
 

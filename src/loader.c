@@ -22,7 +22,7 @@
 #include "pindir.h"
 
 /* Maps user space reads after load, besides the slot maps marked BQ_MAP_PIN. */
-static const char *const pinned_maps[] = { "bq_defaults", "bq_pending", "bq_config" };
+static const char *const pinned_maps[] = { "bq_defaults", "bq_config" };
 
 /* How long load, unload and tidy wait for one another. */
 #define BQ_LOCK_WAIT_S	10
@@ -99,123 +99,10 @@ static struct bpf_object *open_kind(const struct bq_kind *k)
 	return obj;
 }
 
-/* A table a qdisc placed in its own .rodata.* section; n entries of size sz. */
-static size_t read_table(struct bpf_object *obj, const char *sec, void *dst, size_t sz, size_t max)
-{
-	struct bpf_map *m = bpf_object__find_map_by_name(obj, sec);
-	size_t len = 0, n;
-	const void *init = m ? bpf_map__initial_value(m, &len) : NULL;
-
-	n = init ? len / sz : 0;
-	if (n > max)
-		n = max;
-	if (n)	/* a kind without the table has no section: init is NULL */
-		memcpy(dst, init, n * sz);
-	return n;
-}
-
-/*
- * The kind's object, if it was built for a framework whose tables this
- * loader reads: its major, and a minor up to its own (bpfqdisc.h).
- */
-static struct bpf_object *open_framework(const struct bq_kind *k)
-{
-	struct bpf_object *obj = open_kind(k);
-	struct bq_version v;
-
-	if (!obj)
-		return NULL;
-	if (!read_table(obj, ".rodata.bq_version", &v, sizeof(v), 1))
-		bq_err("%s has no framework version: not built with the bpfqdisc framework %d.0 or later",
-		       k->kind, BQ_FRAMEWORK_MAJOR);
-	else if (v.major != BQ_FRAMEWORK_MAJOR || v.minor > BQ_FRAMEWORK_MINOR)
-		bq_err("%s was built for the bpfqdisc framework %u.%u; this bpfqdisc reads %d.0 to %d.%d",
-		       k->kind, v.major, v.minor, BQ_FRAMEWORK_MAJOR, BQ_FRAMEWORK_MAJOR,
-		       BQ_FRAMEWORK_MINOR);
-	else
-		return obj;
-	bpf_object__close(obj);
-	return NULL;
-}
-
-static const struct bq_drop_desc core_drops[BQ_DROP_KIND] = {
-	[BQ_DROP_NO_INSTANCE] = { "no_instance" },
-	[BQ_DROP_OVERLIMIT] = { "overlimit" },
-	[BQ_DROP_NOMEM] = { "nomem" },
-};
-
 /* The object's slot maps (BQ_SLOT_MAP()): the framework's and the kind's. */
-static size_t slot_maps(struct bpf_object *obj, struct bq_map_desc *d)
+static size_t slot_maps(const struct bq_kind *k, struct bq_map_desc *d)
 {
-	return read_table(obj, ".rodata.bq_maps", d, sizeof(*d), BQ_MAX_SLOT_MAPS);
-}
-
-/* Its classes, if it declares them: false if not. */
-static bool read_classes(struct bpf_object *obj, struct bq_kind_classes *c)
-{
-	struct bq_map_desc maps[BQ_MAX_SLOT_MAPS];
-	size_t n = slot_maps(obj, maps);
-
-	if (!read_table(obj, ".rodata.bq_classes", &c->desc, sizeof(c->desc), 1))
-		return false;
-	c->nfields = read_table(obj, ".rodata.bq_class_fields", c->fields, sizeof(c->fields[0]),
-				BQ_MAX_CLASS_FIELDS);
-	if (read_table(obj, ".rodata.bq_class_aggs", &c->aggs, sizeof(c->aggs), 1))
-		c->ncounters = read_table(obj, ".rodata.bq_class_counters", c->counters,
-					  sizeof(c->counters[0]), BQ_MAX_CLASS_FIELDS);
-	for (size_t i = 0; i < n; i++)
-		if (!strcmp(maps[i].name, c->aggs.map))
-			c->per_slot = maps[i].per_slot;
-	return true;
-}
-
-const struct bq_kind_meta *bq_kind_meta(const struct bq_kind *k)
-{
-	static struct bq_kind_meta cache[64];
-	static bool cached[64];
-	size_t idx = k - bq_kinds;
-	struct bq_kind_meta *m = &cache[idx];
-	struct bpf_object *obj;
-
-	if (idx >= 64)
-		return NULL;
-	if (cached[idx])
-		return m;
-	obj = open_framework(k);
-	if (!obj)
-		return NULL;
-	m->nparams = read_table(obj, ".rodata.bq_params", m->params, sizeof(m->params[0]),
-				BQ_MAX_PARAMS);
-	m->nxstats = read_table(obj, ".rodata.bq_xstats", m->xstats, sizeof(m->xstats[0]),
-				BQ_MAX_XSTATS);
-	m->ndrops = BQ_DROP_KIND + read_table(obj, ".rodata.bq_drops", m->drops + BQ_DROP_KIND,
-					      sizeof(m->drops[0]), BQ_MAX_DROPS - BQ_DROP_KIND);
-	m->has_classes = read_classes(obj, &m->classes);
-	bpf_object__close(obj);
-	memcpy(m->drops, core_drops, sizeof(core_drops));
-	/* The table is indexed by field (BQ_PARAMS): a gap is a field with no entry. */
-	for (size_t i = 0; i < m->nparams; i++) {
-		if (!m->params[i].name[0]) {
-			bq_err("%s: parameter %zu has no name (a field without BQ_PARAM)", k->kind, i);
-			return NULL;
-		}
-	}
-	cached[idx] = true;
-	return m;
-}
-
-int bq_kind_params(const struct bq_kind *k, struct bq_param_set *set)
-{
-	const struct bq_kind_meta *m = bq_kind_meta(k);
-
-	memset(set, 0, sizeof(*set));
-	if (!m)
-		return -EINVAL;
-	set->desc = m->params;
-	set->n = m->nparams;
-	for (size_t i = 0; i < set->n; i++)
-		set->val.v[i] = set->desc[i].def;
-	return 0;
+	return bq_kind_table(k, ".rodata.bq_maps", d, sizeof(*d), BQ_MAX_SLOT_MAPS);
 }
 
 /* Sets a `const volatile u32` of .rodata by name, before load. */
@@ -250,10 +137,11 @@ static int set_rodata_u32(struct bpf_object *obj, const char *name, __u32 val)
  * Every slot map gets a region per instance. -ENOENT: not a bpfqdisc
  * object; -E2BIG: a map would outgrow BQ_MAX_TOTAL_SLOTS (named in *big).
  */
-static int size_maps(struct bpf_object *obj, const struct bq_load_opts *o, const char **big)
+static int size_maps(const struct bq_kind *k, struct bpf_object *obj, const struct bq_load_opts *o,
+		     const char **big)
 {
 	struct bq_map_desc d[BQ_MAX_SLOT_MAPS];
-	size_t n = slot_maps(obj, d);
+	size_t n = slot_maps(k, d);
 
 	if (!bpf_object__find_map_by_name(obj, "bq_slots"))
 		return -ENOENT;
@@ -585,7 +473,7 @@ static int for_each_pinned(struct bpf_object *obj, int (*fn)(const struct bq_kin
 							      struct bpf_map *m), const struct bq_kind *k)
 {
 	struct bq_map_desc d[BQ_MAX_SLOT_MAPS];
-	size_t n = slot_maps(obj, d);
+	size_t n = slot_maps(k, d);
 	int err = 0;
 
 	for (size_t i = 0; !err && i < sizeof(pinned_maps) / sizeof(pinned_maps[0]); i++)
@@ -737,12 +625,12 @@ static int load_locked(const struct bq_kind *k, struct bq_load_opts *o)
 		bq_err("%s", why);
 		return BQ_EXIT_FAIL;
 	}
-	obj = open_framework(k);
+	obj = bq_kind_meta(k) ? open_kind(k) : NULL;
 	if (!obj) {
 		rmdir(dir);
 		return BQ_EXIT_FAIL;
 	}
-	err = size_maps(obj, o, &big);
+	err = size_maps(k, obj, o, &big);
 	if (err == -E2BIG) {
 		bq_err("--max-instances %u is too many for %s: its map %s would exceed %u entries",
 		       o->max_instances, k->kind, big, BQ_MAX_TOTAL_SLOTS);

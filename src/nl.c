@@ -23,7 +23,7 @@
 struct nl_req {
 	struct nlmsghdr nh;
 	struct tcmsg tc;
-	char attrs[64];
+	char attrs[256];	/* TCA_KIND and TCA_OPTIONS (struct bq_options) */
 };
 
 static int nl_open(void)
@@ -65,7 +65,7 @@ static void ext_ack(const struct nlmsghdr *nh, char *msg, size_t len)
 }
 
 int bq_nl_qdisc_new(int ifindex, __u32 parent, __u32 handle, const char *kind, bool replace,
-		    char *msg, size_t msglen)
+		    const struct bq_options *opts, char *msg, size_t msglen)
 {
 	struct nl_req req = {
 		.nh.nlmsg_len = NLMSG_LENGTH(sizeof(struct tcmsg)),
@@ -85,6 +85,8 @@ int bq_nl_qdisc_new(int ifindex, __u32 parent, __u32 handle, const char *kind, b
 	if (fd < 0)
 		return -errno;
 	add_attr(&req.nh, TCA_KIND, kind, strlen(kind) + 1);
+	if (opts)
+		add_attr(&req.nh, TCA_OPTIONS, opts, sizeof(*opts));
 	if (send(fd, &req, req.nh.nlmsg_len, 0) < 0) {
 		err = -errno;
 	} else if ((n = recv(fd, buf, sizeof(buf), 0)) > 0) {
@@ -228,4 +230,18 @@ int bq_nl_qdisc_list(int ifindex, struct bq_qdisc_info **out, size_t *n)
 	if (fd >= 0)
 		close(fd);
 	return err < 0 ? err : 0;
+}
+
+void bq_nl_qdisc_kind(int ifindex, __u32 parent, __u32 handle, char *kind, size_t len)
+{
+	struct bq_qdisc_info *v;
+	size_t n;
+
+	kind[0] = '\0';
+	if (bq_nl_qdisc_list(ifindex, &v, &n))
+		return;
+	for (size_t i = 0; i < n; i++)
+		if (handle ? v[i].handle == handle : v[i].parent == parent)
+			snprintf(kind, len, "%s", v[i].kind);
+	free(v);
 }

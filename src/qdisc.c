@@ -2,20 +2,19 @@
 /*
  * bpfqdisc qdisc add|replace|change|show: tc's syntax, with parameters.
  *
- * tc cannot pass options to a BPF qdisc, so parameters travel through maps.
- * To create a qdisc with parameters atomically, they are first written to
- * bq_pending under the place the qdisc will sit (netns, ifindex, parent);
- * the qdisc's .init takes them from there, so its first packet already sees
- * them. A change rewrites the instance's parameters in bq_slots, which the
- * qdisc reads for every packet. Writers of one kind hold a lock on its pin
- * directory, so a second writer is refused rather than interleaved.
+ * A new qdisc's parameters travel in the request that creates it, as its
+ * TCA_OPTIONS (struct bq_options), which .init checks and applies before
+ * the qdisc sees a packet. BPF qdiscs have no .change: a change rewrites
+ * the instance's parameters in bq_slots, which the qdisc reads for every
+ * packet, and so does a replace onto a qdisc of the same kind, which the
+ * kernel would route to .change. Changers of one kind hold a lock on its
+ * pin directory, so a second one is refused rather than interleaved.
  */
 #include <errno.h>
 #include <net/if.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include "lib.h"
@@ -216,21 +215,6 @@ static int change_instance(struct qdisc_req *r)
 	return err;
 }
 
-/* The kind of the qdisc now at r's place, "" if none. */
-static void current_kind(const struct qdisc_req *r, char *kind, size_t len)
-{
-	struct bq_qdisc_info *v;
-	size_t n;
-
-	kind[0] = '\0';
-	if (bq_nl_qdisc_list(r->ifindex, &v, &n))
-		return;
-	for (size_t i = 0; i < n; i++)
-		if (r->handle ? v[i].handle == r->handle : v[i].parent == r->parent)
-			snprintf(kind, len, "%s", v[i].kind);
-	free(v);
-}
-
 /* The kind's egress program, if any, on the device: it sees the packets of
  * the root qdisc and, under mq, of every child. */
 static int attach_egress(const struct qdisc_req *r)
@@ -241,31 +225,6 @@ static int attach_egress(const struct qdisc_req *r)
 		bq_err("%s is on %s, but its egress program is not: %s", r->kind->kind, r->dev,
 		       strerror(-err));
 	return err ? BQ_EXIT_FAIL : 0;
-}
-
-static __u64 monotonic_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
-/*
- * Only a holder of the kind's lock stages parameters, and it removes them
- * before it lets go: whatever another left is from one that died between
- * staging and creating. Left, it would make every later add there fail
- * ("File exists").
- */
-static void drop_stale(int pending)
-{
-	struct bq_where key, next;
-
-	while (!bpf_map_get_next_key(pending, NULL, &next)) {
-		key = next;
-		if (bpf_map_delete_elem(pending, &key))
-			break;
-	}
 }
 
 /* Slots of k held by qdiscs in user namespaces, and in the netns of cookie. */
@@ -314,12 +273,11 @@ static const char *why_refused(const struct bq_kind *k, int err, char *buf, size
 
 static int create(struct qdisc_req *r, bool replace)
 {
-	struct bq_where where = { bq_self_netns_cookie(), r->ifindex, r->parent };
+	struct bq_options opts;
 	struct bq_param_set set;
 	struct bq_params defaults;
-	struct bq_staged staged;
 	char msg[256], now[BQ_KIND_LEN];
-	int lock, pending, err;
+	int err;
 
 	if (bq_read_defaults(r->kind, &defaults)) {
 		bq_err("cannot read the defaults of %s: %s", r->kind->kind, strerror(errno));
@@ -328,39 +286,30 @@ static int create(struct qdisc_req *r, bool replace)
 	err = build_params(r, &defaults, &set);
 	if (err)
 		return err;
-	current_kind(r, now, sizeof(now));
+	bq_nl_qdisc_kind(r->ifindex, r->parent, r->handle, now, sizeof(now));
+	/*
+	 * The kernel would route this one to .change, which BPF qdiscs lack:
+	 * change the live instance instead. Should another replace make the
+	 * place's qdisc this kind in the meantime, the request below meets
+	 * .change and fails with "Change operation not supported", changing
+	 * nothing.
+	 */
 	if (replace && !strcmp(now, r->kind->kind))
-		return change_instance(r);	/* BPF qdiscs have no .change */
-	lock = lock_kind(r->kind);
-	if (lock < 0)
-		return BQ_EXIT_USAGE;
-	pending = bq_open_map(r->kind, "bq_pending");
-	if (pending >= 0)
-		drop_stale(pending);
-	staged.params = set.val;
-	staged.expires_ns = monotonic_ns() + BQ_STAGE_NS;
-	if (pending < 0 || bpf_map_update_elem(pending, &where, &staged, BPF_NOEXIST)) {
-		bq_err("cannot stage the parameters of %s: %s", r->kind->kind, strerror(errno));
-		err = BQ_EXIT_FAIL;
-	} else {
-		err = bq_nl_qdisc_new(r->ifindex, r->parent, r->handle, r->kind->kind, replace,
-				      msg, sizeof(msg));
-		bpf_map_delete_elem(pending, &where);
-		if (err && !msg[0] && !why_refused(r->kind, err, msg, sizeof(msg)))
-			snprintf(msg, sizeof(msg), "%s", strerror(-err));
-		if (err)
-			bq_err("cannot %s %s on %s: %s", replace ? "replace with" : "add", r->kind->kind,
-			       r->dev, msg);
-		err = !err ? 0 : err == -EINVAL || err == -EEXIST || err == -ENOENT ? BQ_EXIT_USAGE
-										    : BQ_EXIT_FAIL;
+		return change_instance(r);
+	bq_params_options(&set, &opts);
+	err = bq_nl_qdisc_new(r->ifindex, r->parent, r->handle, r->kind->kind, replace, &opts,
+			      msg, sizeof(msg));
+	if (err && !msg[0] && !why_refused(r->kind, err, msg, sizeof(msg)))
+		snprintf(msg, sizeof(msg), "%s", strerror(-err));
+	if (err) {
+		bq_err("cannot %s %s on %s: %s", replace ? "replace with" : "add", r->kind->kind,
+		       r->dev, msg);
+		return err == -EINVAL || err == -EEXIST || err == -ENOENT ? BQ_EXIT_USAGE
+									  : BQ_EXIT_FAIL;
 	}
-	if (!err)
-		err = attach_egress(r);
+	err = attach_egress(r);
 	if (!err)
 		bq_class_warn_keys(r->kind, r->dev, NULL, &set.val);
-	if (pending >= 0)
-		close(pending);
-	close(lock);
 	return err;
 }
 

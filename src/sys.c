@@ -36,19 +36,6 @@
 #define SO_NETNS_COOKIE 71
 #endif
 
-const char *bq_prog_name = "bpfqdisc";
-
-void bq_err(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "%s: ", bq_prog_name);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
 static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
 	/* Our own error line says what failed; LIBBPF_LOG=1 shows libbpf's. */

@@ -46,6 +46,15 @@ static const struct suffix size_sfx[] = {
 	{ NULL, 0 },
 };
 
+/* tc's fq timer_slack: bare time is nanoseconds. */
+static const struct suffix time_ns_sfx[] = {
+	{ "", 1 }, { "ns", 1 }, { "nsec", 1 }, { "nsecs", 1 },
+	{ "us", 1e3L }, { "usec", 1e3L }, { "usecs", 1e3L },
+	{ "ms", 1e6L }, { "msec", 1e6L }, { "msecs", 1e6L },
+	{ "s", 1e9L }, { "sec", 1e9L }, { "secs", 1e9L },
+	{ NULL, 0 },
+};
+
 static const struct suffix count_sfx[] = { { "", 1 }, { NULL, 0 } };
 
 static const struct suffix *suffixes(enum bq_unit unit)
@@ -53,6 +62,7 @@ static const struct suffix *suffixes(enum bq_unit unit)
 	switch (unit) {
 	case BQ_UNIT_RATE: return rate_sfx;
 	case BQ_UNIT_TIME: return time_sfx;
+	case BQ_UNIT_TIME_NS: return time_ns_sfx;
 	case BQ_UNIT_BYTES: return size_sfx;
 	default: return count_sfx;
 	}
@@ -63,7 +73,7 @@ const char *bq_unit_name(enum bq_unit unit)
 	static const char *names[] = {
 		[BQ_UNIT_COUNT] = "count", [BQ_UNIT_BYTES] = "bytes",
 		[BQ_UNIT_TIME] = "time", [BQ_UNIT_RATE] = "rate", [BQ_UNIT_BOOL] = "on|off",
-		[BQ_UNIT_PRIOMAP] = "priomap",
+		[BQ_UNIT_PRIOMAP] = "priomap", [BQ_UNIT_TIME_NS] = "time",
 	};
 	return unit < sizeof(names) / sizeof(names[0]) ? names[unit] : "?";
 }
@@ -114,6 +124,27 @@ static bool priomap_within(__u64 v, __u64 max)
 	return true;
 }
 
+/* tc's get_unsigned: base 0, so 0x10 is 16 and 010 is 8. */
+static int parse_count(const char *text, __u64 *out, const char **why)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoull(text, &end, 0);
+	if (*end || errno) {
+		*why = errno == ERANGE ? "too large" : "expected a whole number";
+		return -EINVAL;
+	}
+	/* 2^64 - 1 is BQ_AUTO, which prints as "auto": nobody may give it. */
+	if (v == BQ_AUTO) {
+		*why = "too large";
+		return -ERANGE;
+	}
+	*out = v;
+	return 0;
+}
+
 int bq_parse_value(enum bq_unit unit, const char *text, __u64 *out, const char **why)
 {
 	const struct suffix *s;
@@ -124,18 +155,21 @@ int bq_parse_value(enum bq_unit unit, const char *text, __u64 *out, const char *
 		return parse_bool(text, out, why);
 	if (unit == BQ_UNIT_PRIOMAP)
 		return parse_priomap(text, out, why);
-	/* strtold would take "inf", "nan", hex and leading blanks: refuse them. */
+	/* strtold would take "inf", "nan" and leading blanks: refuse them. */
 	if (!isdigit((unsigned char)text[0]) && !(text[0] == '.' && isdigit((unsigned char)text[1]))) {
 		*why = text[0] == '-' ? "must not be negative" : "not a number";
 		return -EINVAL;
 	}
-	if (unit == BQ_UNIT_COUNT && strspn(text, "0123456789") != strlen(text)) {
-		*why = "expected a whole number";
+	if (unit == BQ_UNIT_COUNT)
+		return parse_count(text, out, why);
+	/* tc 6.1 reads fq's and fq_codel's quantum as octal, later ones as decimal. */
+	if (unit == BQ_UNIT_BYTES && text[0] == '0' && isdigit((unsigned char)text[1])) {
+		*why = "a leading 0 is octal to some tc versions: write it without";
 		return -EINVAL;
 	}
 	errno = 0;
-	given = strtold(text, &end);
-	if (errno || (text[0] == '0' && tolower((unsigned char)text[1]) == 'x')) {
+	given = strtold(text, &end);	/* hex too, as tc's strtod */
+	if (errno) {
 		*why = errno == ERANGE ? "out of range" : "not a number";
 		return -EINVAL;
 	}
@@ -144,7 +178,7 @@ int bq_parse_value(enum bq_unit unit, const char *text, __u64 *out, const char *
 			break;
 	if (!s->name) {
 		*why = unit == BQ_UNIT_RATE ? "unknown unit (use bit, kbit, mbit, gbit, tbit, or bps, kbps, mbps, gbps)" :
-		       unit == BQ_UNIT_TIME ? "unknown unit (use ns, us, ms or s)" :
+		       unit == BQ_UNIT_TIME || unit == BQ_UNIT_TIME_NS ? "unknown unit (use ns, us, ms or s)" :
 		       unit == BQ_UNIT_BYTES ? "unknown unit (use b, k, kb, m, mb, g or gb)" :
 		       "unexpected characters after the number";
 		return -EINVAL;
@@ -155,7 +189,7 @@ int bq_parse_value(enum bq_unit unit, const char *text, __u64 *out, const char *
 	/* 0 means "unlimited" or "off" for many parameters: "3bit" must not. */
 	if (num == 0 && given != 0) {
 		*why = unit == BQ_UNIT_RATE ? "rounds to 0 bytes/s, which means no rate; the least is 4bit" :
-		       unit == BQ_UNIT_TIME ? "rounds to 0ns; the least is 1ns" :
+		       unit == BQ_UNIT_TIME || unit == BQ_UNIT_TIME_NS ? "rounds to 0ns; the least is 1ns" :
 		       "rounds to 0 bytes; the least is 1b";
 		return -EINVAL;
 	}
@@ -205,6 +239,7 @@ const char *bq_format_value(enum bq_unit unit, __u64 v, char *buf, size_t len)
 		format_rate(v, buf, len);
 		break;
 	case BQ_UNIT_TIME:
+	case BQ_UNIT_TIME_NS:
 		for (i = 0; i < 3 && (v % times[i].div || !v); i++)
 			;
 		snprintf(buf, len, "%llu%s", (unsigned long long)(v / times[i].div), times[i].name);
@@ -224,6 +259,56 @@ const char *bq_format_value(enum bq_unit unit, __u64 v, char *buf, size_t len)
 	return buf;
 }
 
+/*
+ * tc's words for the kinds that mirror a kernel qdisc, beyond "NAME VALUE"
+ * and a flag word per on|off parameter ("pacing", "nopacing"): a command
+ * copied from a sch_fq or sch_fq_codel setup means the same with bpf_ in
+ * front, or is refused with the reason.
+ */
+enum tc_word_does {
+	TC_SETS,	/* word alone sets param to value */
+	TC_IGNORED,	/* the kernel's qdisc ignores it too; takes value args */
+	TC_REFUSED,	/* what the BPF qdisc cannot do: why */
+	TC_ZERO_DEFAULT,/* param 0: the default (tc sends no 0 for it) */
+	TC_RAISED,	/* param below its min: the min (the kernel's clamp) */
+	TC_CLAMPED,	/* param outside its range: the nearer end */
+};
+
+static const struct tc_word {
+	const char *kind, *word;
+	enum tc_word_does does;
+	const char *param;	/* TC_SETS: the parameter; TC_REFUSED: why */
+	__u64 value;		/* TC_SETS: its value; TC_IGNORED: values taken */
+} tc_words[] = {
+	{ "bpf_fq", "horizon_cap", TC_SETS, "horizon_drop", 0 },
+	{ "bpf_fq", "defrate", TC_IGNORED, NULL, 1 },
+	{ "bpf_fq", "buckets", TC_REFUSED,
+	  "bpf_fq keeps its flows in one hash map (flows_max), not in buckets", 0 },
+	{ "bpf_fq", "offload_horizon", TC_REFUSED, "a BPF qdisc cannot be offloaded", 0 },
+	{ "bpf_fq", "quantum", TC_CLAMPED, NULL, 0 },
+	{ "bpf_fq_codel", "noecn", TC_IGNORED, NULL, 0 },
+	{ "bpf_fq_codel", "ecn", TC_REFUSED,
+	  "bpf_fq_codel drops and never marks ECN: it always behaves as noecn", 0 },
+	{ "bpf_fq_codel", "ce_threshold", TC_REFUSED, "bpf_fq_codel never marks ECN", 0 },
+	{ "bpf_fq_codel", "ce_threshold_selector", TC_REFUSED, "bpf_fq_codel never marks ECN", 0 },
+	{ "bpf_fq_codel", "quantum", TC_RAISED, NULL, 0 },
+#define TC_ZERO(kind, param) { kind, param, TC_ZERO_DEFAULT, NULL, 0 }
+	TC_ZERO("bpf_fq_codel", "limit"), TC_ZERO("bpf_fq_codel", "flows"),
+	TC_ZERO("bpf_fq_codel", "quantum"), TC_ZERO("bpf_fq_codel", "target"),
+	TC_ZERO("bpf_fq_codel", "interval"), TC_ZERO("bpf_fq_codel", "drop_batch"),
+#undef TC_ZERO
+};
+
+static const struct tc_word *tc_word(const struct bq_param_set *set, const char *word,
+				     enum tc_word_does does)
+{
+	for (size_t i = 0; set->kind && i < sizeof(tc_words) / sizeof(tc_words[0]); i++)
+		if (!strcmp(tc_words[i].kind, set->kind) && !strcmp(tc_words[i].word, word) &&
+		    tc_words[i].does == does)
+			return &tc_words[i];
+	return NULL;
+}
+
 static const struct bq_param_desc *param_find(const struct bq_param_set *set, const char *name)
 {
 	for (size_t i = 0; i < set->n; i++)
@@ -232,15 +317,81 @@ static const struct bq_param_desc *param_find(const struct bq_param_set *set, co
 	return NULL;
 }
 
-int bq_params_apply(struct bq_param_set *set, int argc, char **argv)
+static void param_set(struct bq_param_set *set, const struct bq_param_desc *d, __u64 v)
+{
+	set->val.v[d - set->desc] = v;
+	set->given |= 1U << (d - set->desc);
+}
+
+/*
+ * A word that stands alone: tc's words of the kind and "P" / "noP" for an
+ * on|off parameter P not followed by on or off. How many words it took
+ * (0: not one of these), or -1 after printing why it is refused.
+ */
+static int apply_flag(struct bq_param_set *set, int argc, char **argv)
+{
+	const struct bq_param_desc *d = param_find(set, argv[0]);
+	const struct tc_word *w;
+	const char *why;
+	__u64 v;
+
+	if ((w = tc_word(set, argv[0], TC_REFUSED))) {
+		bq_err("%s refused: %s", argv[0], w->param);
+		return -1;
+	}
+	if ((w = tc_word(set, argv[0], TC_IGNORED)))
+		return argc > (int)w->value ? 1 + (int)w->value : 0;
+	if ((w = tc_word(set, argv[0], TC_SETS))) {
+		param_set(set, param_find(set, w->param), w->value);
+		return 1;
+	}
+	if (d && d->unit == BQ_UNIT_BOOL && (argc < 2 || bq_parse_value(d->unit, argv[1], &v, &why))) {
+		param_set(set, d, 1);
+		return 1;
+	}
+	d = !strncmp(argv[0], "no", 2) ? param_find(set, argv[0] + 2) : NULL;
+	if (d && d->unit == BQ_UNIT_BOOL) {
+		param_set(set, d, 0);
+		return 1;
+	}
+	return 0;
+}
+
+/* v for d, or a value the kernel's qdisc would make of it: 0 or -1 (said). */
+static int apply_value(struct bq_param_set *set, const struct bq_param_desc *d, const char *name,
+		       const char *text, __u64 v)
 {
 	char lo[32], hi[32];
 
-	for (int i = 0; i < argc; i += 2) {
+	if (!v && tc_word(set, name, TC_ZERO_DEFAULT))
+		return 0;
+	if (v < d->min && (tc_word(set, name, TC_RAISED) || tc_word(set, name, TC_CLAMPED)))
+		v = d->min;
+	if (v > d->max && d->unit != BQ_UNIT_PRIOMAP && tc_word(set, name, TC_CLAMPED))
+		v = d->max;
+	if (d->unit == BQ_UNIT_PRIOMAP ? !priomap_within(v, d->max) : v < d->min || v > d->max) {
+		bq_err("%s %s is out of range [%s, %s]", name, text,
+		       bq_format_value(d->unit, d->min, lo, sizeof(lo)),
+		       bq_format_value(d->unit, d->max, hi, sizeof(hi)));
+		return -1;
+	}
+	param_set(set, d, v);
+	return 0;
+}
+
+int bq_params_apply(struct bq_param_set *set, int argc, char **argv)
+{
+	for (int i = 0, took; i < argc; i += took) {
 		const struct bq_param_desc *d = param_find(set, argv[i]);
 		const char *why = NULL;
 		__u64 v;
 
+		took = apply_flag(set, argc - i, argv + i);
+		if (took < 0)
+			return BQ_EXIT_USAGE;
+		if (took)
+			continue;
+		took = 2;
 		if (!d) {
 			bq_err("unknown parameter '%s'", argv[i]);
 			return BQ_EXIT_USAGE;
@@ -253,16 +404,20 @@ int bq_params_apply(struct bq_param_set *set, int argc, char **argv)
 			bq_err("bad value '%s' for %s: %s", argv[i + 1], argv[i], why);
 			return BQ_EXIT_USAGE;
 		}
-		if (d->unit == BQ_UNIT_PRIOMAP ? !priomap_within(v, d->max) :
-		    v < d->min || v > d->max) {
-			bq_err("%s %s is out of range [%s, %s]", argv[i], argv[i + 1],
-			       bq_format_value(d->unit, d->min, lo, sizeof(lo)),
-			       bq_format_value(d->unit, d->max, hi, sizeof(hi)));
+		if (apply_value(set, d, argv[i], argv[i + 1], v))
 			return BQ_EXIT_USAGE;
-		}
-		set->val.v[d - set->desc] = v;
 	}
 	return 0;
+}
+
+void bq_params_options(const struct bq_param_set *set, struct bq_options *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->magic = BQ_OPT_MAGIC;
+	o->given = set->given;
+	for (size_t i = 0; i < set->n; i++)
+		if (set->given & (1U << i))
+			o->v[i] = set->val.v[i];
 }
 
 /* tc's handle syntax: "1:" (major only), "1:2", hex digits. */

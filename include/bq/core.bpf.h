@@ -53,6 +53,7 @@
 #define EBUSY			16
 #define EINVAL			22
 #define ENOSPC			28
+#define ERANGE			34
 #define ESTALE			116
 
 #define NET_XMIT_SUCCESS	0x00
@@ -132,13 +133,6 @@ struct bq_slot_lock {
 	struct bpf_spin_lock lock;
 };
 BQ_SLOT_MAP(bq_slot_locks, BPF_MAP_TYPE_ARRAY, u32, struct bq_slot_lock, 1, BQ_MAP_PIN);
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 64);
-	__type(key, struct bq_where);
-	__type(value, struct bq_staged);
-} bq_pending SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -446,23 +440,95 @@ static __always_inline int bq_quota(const struct bq_config *c, const struct bq_o
 	return 0;
 }
 
-/* Parameters given for a qdisc created at where, else the kind's defaults. */
-static __always_inline struct bq_params *bq_initial_params(struct bq_where *where, u64 now)
+/*
+ * .init's opt is tca[TCA_OPTIONS]: NULL when the request has none (tc
+ * without options, mq's default children). The kernel's stub does not
+ * mark it nullable, so the verifier takes it as never NULL and deletes
+ * an `if (!opt)` as dead code: reading opt->nla_len would oops on NULL.
+ * bpf_probe_read_kernel fails cleanly on NULL instead, and reads the
+ * payload, which BTF does not describe. Returns the payload's length
+ * (0: no options), or -EINVAL if it is not a struct bq_options.
+ */
+static __always_inline int bq_options_read(const struct nlattr *opt, struct bq_options *o)
 {
-	struct bq_staged *staged = bpf_map_lookup_elem(&bq_pending, where);
-	u32 zero = 0;
+	const int hdrlen = sizeof(struct nlattr);	/* NLA_HDRLEN */
+	struct nlattr hdr;
 
-	if (staged && staged->expires_ns > now)
-		return &staged->params;
-	return bpf_map_lookup_elem(&bq_defaults, &zero);
+	if (bpf_probe_read_kernel(&hdr, sizeof(hdr), opt) || hdr.nla_len <= hdrlen)
+		return 0;
+	if (hdr.nla_len != hdrlen + sizeof(*o) ||
+	    bpf_probe_read_kernel(o, sizeof(*o), (const char *)opt + hdrlen) ||
+	    o->magic != BQ_OPT_MAGIC)
+		return -EINVAL;
+	return sizeof(*o);
+}
+
+/* Each priority's band at most max's, as src/units.c checks a priomap. */
+static __always_inline bool bq_priomap_within(u64 v, u64 max)
+{
+	int i;
+
+	for (i = 0; i < 64; i += 4)
+		if (((v >> i) & 0xf) > ((max >> i) & 0xf))
+			return false;
+	return true;
+}
+
+/* A value the CLI would accept for parameter d; BQ_AUTO never is one. */
+static __always_inline bool bq_param_valid(const struct bq_param_desc *d, u64 v)
+{
+	if (v == BQ_AUTO)
+		return false;
+	if (d->unit == BQ_UNIT_PRIOMAP)
+		return bq_priomap_within(v, d->max);
+	if (d->unit == BQ_UNIT_BOOL && v > 1)
+		return false;
+	return v >= d->min && v <= d->max;
 }
 
 /*
- * .init: state for a new qdisc. Filled in under the slot's lock, so that
+ * The parameters a new qdisc starts with, in o->v: the values opt gives
+ * (struct bq_options, checked against the kind's table of n parameters),
+ * the kind's defaults for the others. In o, not a struct bq_params of its
+ * own, because .init's stack holds only one of them. -EINVAL for options
+ * that are not a struct bq_options or give a parameter the kind lacks,
+ * -ERANGE for a value out of its range: the errno is all that reaches tc.
+ */
+static __always_inline int bq_initial_params(const struct nlattr *opt,
+					     const struct bq_param_desc *table, u32 n,
+					     struct bq_options *o)
+{
+	struct bq_params *defaults;
+	u32 zero = 0, i;
+	int len;
+
+	defaults = bpf_map_lookup_elem(&bq_defaults, &zero);
+	if (!defaults)
+		return -ENOENT;
+	len = bq_options_read(opt, o);
+	if (len < 0)
+		return len;
+	if (!len)
+		o->given = 0;
+	if (o->given >> n)
+		return -EINVAL;
+	for (i = 0; i < n; i++)
+		if ((o->given & (1U << i)) && !bq_param_valid(&table[i], o->v[i]))
+			return -ERANGE;
+	for (i = 0; i < BQ_MAX_PARAMS; i++)
+		if (!(o->given & (1U << i)))
+			o->v[i] = defaults->v[i];
+	return 0;
+}
+
+/*
+ * .init: state for a new qdisc, whose parameters are initial->v
+ * (bq_initial_params). Filled in under the slot's lock, so that
  * bq_change, asked to change the slot's last instance, either finishes
  * first (and this overwrites its parameters) or finds a new generation.
  */
-static __always_inline int bq_instance_create(struct Qdisc *sch)
+static __always_inline int bq_instance_create(struct Qdisc *sch,
+					      const struct bq_options *initial)
 {
 	struct bq_where where = {
 		.ifindex = BPF_CORE_READ(sch, dev_queue, dev, ifindex),
@@ -470,7 +536,6 @@ static __always_inline int bq_instance_create(struct Qdisc *sch)
 		.parent = sch->parent,
 	};
 	u64 now = bpf_ktime_get_ns();
-	struct bq_params *initial = bq_initial_params(&where, now);
 	u32 slot, handle = sch->handle;
 	struct bq_origin origin = {
 		.netns_cookie = where.netns_cookie,
@@ -483,7 +548,7 @@ static __always_inline int bq_instance_create(struct Qdisc *sch)
 	struct bq_slot *s;
 	int err;
 
-	if (!c || !initial)
+	if (!c)
 		return -ENOENT;
 	err = bq_quota(c, &origin);
 	if (err)
@@ -508,7 +573,8 @@ static __always_inline int bq_instance_create(struct Qdisc *sch)
 	s->inst.where = where;
 	s->inst.handle = handle;
 	s->inst.userns = origin.userns;
-	s->params = *initial;
+	_Static_assert(sizeof(initial->v) == sizeof(s->params), "bq_options.v is a bq_params");
+	__builtin_memcpy(&s->params, initial->v, sizeof(s->params));
 	/* Last: user space skips a slot claimed but not yet filled in. */
 	s->inst.created_ns = now;
 	bpf_spin_unlock(&l->lock);
@@ -611,13 +677,13 @@ static __always_inline int bq_change_params(struct bq_change *req)
  */
 #define BQ_NO_RELEASE(inst, q)
 
-/* The five ops: init, reset and destroy each call one function of sch. */
+/* The five ops: init, reset and destroy each call one function of sch (init with its opt too). */
 #define BQ_OPS_EMIT(name, on_init, on_reset, on_destroy)		\
 	SEC("struct_ops")						\
 	int BPF_PROG(name##_init, struct Qdisc *sch, struct nlattr *opt, \
 		     struct netlink_ext_ack *extack)			\
 	{								\
-		return on_init(sch);					\
+		return on_init(sch, opt);				\
 	}								\
 	SEC("struct_ops")						\
 	void BPF_PROG(name##_reset, struct Qdisc *sch)			\
@@ -645,10 +711,15 @@ static __always_inline int bq_change_params(struct bq_change *req)
 	}
 
 #define BQ_OPS_STATE(name, setup, purge, release)			\
-	static __always_inline int name##_state_init(struct Qdisc *sch)	\
+	static __always_inline int name##_state_init(struct Qdisc *sch,	\
+						     const struct nlattr *opt) \
 	{								\
 		struct bq_instance *inst;					\
-		int err = bq_instance_create(sch);			\
+		struct bq_options initial;				\
+		int err = bq_initial_params(opt, bq_param_table,	\
+					    sizeof(bq_param_table) /	\
+					    sizeof(bq_param_table[0]), &initial) ?: \
+			  bq_instance_create(sch, &initial);		\
 									\
 		if (err)						\
 			return err;					\

@@ -21,6 +21,9 @@ expect tc qdisc del dev lo root
 expect ip netns exec a tc qdisc del dev va root
 n=$("$BQ" list | grep -c '^  \(dev\|ifindex\)' || true)
 [ "$n" = 0 ] || fail "instances left after delete: $n"
-# tc refuses options: the kernel's ops have no change().
-ip netns exec a tc qdisc add dev va root bpf_fifo limit 5 2>/dev/null && fail "tc accepted an option"
+# tc passes options, in TCA_OPTIONS, through bpfqdisc's plugin (test_tc_plugin).
+TC_LIB_DIR="$TOP/bin/tc" expect ip netns exec a tc qdisc add dev va root bpf_fifo limit 5
+limit=$("$BQ" -n a qdisc show -j dev va | "$JGET" '.[0].options.limit')
+[ "$limit" = 5 ] || fail "tc qdisc add ... bpf_fifo limit 5 made limit $limit"
+expect ip netns exec a tc qdisc del dev va root
 exit 0

@@ -64,7 +64,7 @@ PARSE_CASES(rates,
 	BAD(BQ_UNIT_RATE, ""),
 	BAD(BQ_UNIT_RATE, "inf"),
 	BAD(BQ_UNIT_RATE, "nan"),
-	BAD(BQ_UNIT_RATE, "0x10mbit"),
+	OK(BQ_UNIT_RATE, "0x10mbit", 2000000),	/* hex, as tc's strtod */
 	BAD(BQ_UNIT_RATE, " 10mbit"),
 	/* Below 4 bit/s a rate rounds to 0 bytes/s, which means unlimited. */
 	BAD(BQ_UNIT_RATE, "3bit"),
@@ -185,6 +185,66 @@ static void param_sets(void)
 	EXPECT(set.val.v[0] == 50, "a refused change leaves the value");
 }
 
+/* The kinds' own tables parse tc's grammar: argv on a fresh set of kind. */
+static int tc_apply(const char *kind, struct bq_param_set *set, int argc, char **argv)
+{
+	EXPECT(!bq_kind_params(bq_kind_find(kind), set), "%s's table", kind);
+	return bq_params_apply(set, argc, argv);
+}
+
+static __u64 tc_value(const struct bq_param_set *set, const char *name)
+{
+	for (size_t i = 0; i < set->n; i++)
+		if (!strcmp(set->desc[i].name, name))
+			return set->val.v[i];
+	EXPECT(0, "no parameter %s", name);
+	return 0;
+}
+
+/* A command copied from sch_fq or sch_fq_codel means the same, or is refused. */
+static void tc_grammar(void)
+{
+	struct bq_param_set set;
+	char *fq[] = { "limit", "0x10", "flow_limit", "010", "initial_quantum", "0x8000",
+		       "timer_slack", "100", "nopacing", "horizon_cap", "refill_delay", "100",
+		       "defrate", "1mbit", "quantum", "100" };
+	char *flags[] = { "pacing", "horizon_drop", "orphan_mask", "0x3ff" };
+	char *fqc[] = { "noecn", "target", "0", "interval", "0", "quantum", "10", "memory_limit", "0x1000" };
+
+	EXPECT(tc_apply("fq", &set, 16, fq) == 0, "fq's tc words");
+	EXPECT(tc_value(&set, "limit") == 16, "hex count");
+	EXPECT(tc_value(&set, "flow_limit") == 8, "octal count, as tc's get_unsigned");
+	EXPECT(tc_value(&set, "initial_quantum") == 0x8000, "hex size");
+	EXPECT(tc_value(&set, "timer_slack") == 100, "timer_slack: bare is ns in tc");
+	EXPECT(tc_value(&set, "refill_delay") == 100000, "refill_delay: bare is us");
+	EXPECT(tc_value(&set, "pacing") == 0, "nopacing");
+	EXPECT(tc_value(&set, "horizon_drop") == 0, "horizon_cap");
+	EXPECT(tc_value(&set, "quantum") == 256, "quantum raised to 256, as sch_fq");
+	EXPECT(tc_apply("fq", &set, 4, flags) == 0, "flag words");
+	EXPECT(tc_value(&set, "pacing") == 1 && tc_value(&set, "horizon_drop") == 1 &&
+	       tc_value(&set, "orphan_mask") == 1023, "pacing, horizon_drop, hex mask");
+	EXPECT(tc_apply("fq_codel", &set, 9, fqc) == 0, "fq_codel's tc words");
+	EXPECT(tc_value(&set, "target") == 5000000 && tc_value(&set, "interval") == 100000000 &&
+	       !(set.given & 0x18), "0 is the default for tc's fq_codel");
+	EXPECT(tc_value(&set, "quantum") == 256, "fq_codel quantum raised to 256");
+	EXPECT(tc_value(&set, "memory_limit") == 4096, "hex memory_limit");
+}
+
+/* What a BPF qdisc cannot do, or tc would read otherwise, is refused. */
+static void tc_refused(void)
+{
+	static char *cases[][3] = {
+		{ "fq_codel", "ecn", NULL }, { "fq_codel", "ce_threshold", "1ms" },
+		{ "fq", "buckets", "1024" }, { "fq", "quantum", "010" },
+		{ "fq", "initial_quantum", "1048577" }, { "fq_codel", "quantum", "1048577" },
+	};
+	struct bq_param_set set;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		EXPECT(tc_apply(cases[i][0], &set, cases[i][2] ? 2 : 1, cases[i] + 1) == BQ_EXIT_USAGE,
+		       "%s %s %s accepted", cases[i][0], cases[i][1], cases[i][2] ? cases[i][2] : "");
+}
+
 int main(void)
 {
 	unit_file = "units";
@@ -194,5 +254,7 @@ int main(void)
 	RUN(formatting);
 	RUN(huge_values);
 	RUN(param_sets);
+	RUN(tc_grammar);
+	RUN(tc_refused);
 	return unit_failed;
 }

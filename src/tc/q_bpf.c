@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tc's plugin for the kinds of bpfqdisc: tc loads q_bpf_KIND.so (a link to
+ * this one library) from TC_LIB_DIR or its own directory and calls
+ * bpf_KIND_qdisc_util.parse_qopt with the words after the kind. They are
+ * parsed as `bpfqdisc qdisc add` parses them (units.c, the kind's table
+ * read from its embedded object by meta.c) and sent in TCA_OPTIONS as a
+ * struct bq_options, which the qdisc's .init checks again.
+ *
+ * A BPF qdisc has no .change: the kernel refuses options for a qdisc
+ * that exists ("Change operation not supported"), which is what tc qdisc
+ * change and a replace onto a qdisc of the same kind ask. For those the
+ * plugin has `bpfqdisc qdisc change` change the parameters in the kind's
+ * maps, the one code that does (its locks, checks and messages), and sends
+ * the kernel the request without options, which it accepts as it is.
+ *
+ * tc has a libbpf of its own loaded: nothing here may use libbpf, and
+ * only the qdisc_util symbols are exported (-fvisibility=hidden), so that
+ * tc's symbols never replace ours or ours tc's.
+ */
+#define _GNU_SOURCE	/* dladdr, setns */
+#include <dlfcn.h>
+#include <net/if.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/wait.h>
+#include <linux/netlink.h>
+#include <linux/pkt_sched.h>
+#include <linux/rtnetlink.h>
+#include "lib.h"
+
+/* iproute2 6.1's tc/tc_util.h: tc reads these fields. */
+struct rtattr;
+struct qdisc_util {
+	struct qdisc_util *next;
+	const char *id;
+	int (*parse_qopt)(struct qdisc_util *qu, int argc, char **argv, struct nlmsghdr *n,
+			  const char *dev);
+	int (*print_qopt)(struct qdisc_util *qu, FILE *f, struct rtattr *opt);
+	int (*print_xstats)(struct qdisc_util *qu, FILE *f, struct rtattr *xstats);
+	int (*parse_copt)(struct qdisc_util *qu, int argc, char **argv, struct nlmsghdr *n,
+			  const char *dev);
+	int (*print_copt)(struct qdisc_util *qu, FILE *f, struct rtattr *opt);
+	int (*has_block)(struct qdisc_util *qu, struct rtattr *opt, __u32 block_idx, bool *has);
+};
+
+/* tc's libnetlink (tc is linked -export-dynamic). */
+int addattr_l(struct nlmsghdr *n, int maxlen, int type, const void *data, int alen);
+
+/* What tc's request may grow to: tc's own plugins use the same bound. */
+#define TC_REQ_MAX	1024
+
+/* The CLI beside the library in a build tree (bin/tc/../bpfqdisc), else from PATH. */
+static void cli_path(char *buf, size_t len)
+{
+	const char *slash;
+	Dl_info info;
+
+	if (dladdr((void *)cli_path, &info) && info.dli_fname &&
+	    (slash = strrchr(info.dli_fname, '/'))) {
+		snprintf(buf, len, "%.*s/../bpfqdisc", (int)(slash - info.dli_fname), info.dli_fname);
+		if (!access(buf, X_OK))
+			return;
+	}
+	snprintf(buf, len, "bpfqdisc");
+}
+
+/*
+ * ip netns exec and tc -n mount a sysfs of the netns over /sys, which
+ * hides the pins under /sys/fs/bpf: the CLI then looks in the mount
+ * namespace of pid 1, the system's (a container's own), where they were
+ * made, and stays in tc's netns. If it cannot, it says the kind is not
+ * loaded.
+ */
+static void see_pins(void)
+{
+	int fd;
+
+	if (!access(BQ_PIN_ROOT, F_OK))
+		return;
+	fd = open("/proc/1/ns/mnt", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0 && setns(fd, CLONE_NEWNS))
+		bq_err("cannot enter the mount namespace of /sys/fs/bpf: %s", strerror(errno));
+	if (fd >= 0)
+		close(fd);
+}
+
+/* bpfqdisc qdisc change, for the qdisc of tc's request t on dev: 0 or -1. */
+static int run_change(const struct bq_kind *k, const struct tcmsg *t, const char *dev,
+		      int argc, char **argv)
+{
+	char path[4096], parent[16], handle[16], *args[16 + 2 * BQ_MAX_PARAMS + 2];
+	int n = 0, status;
+	pid_t pid;
+
+	if (argc > 2 * BQ_MAX_PARAMS + 2) {
+		bq_err("too many words for %s", k->kind);
+		return -1;
+	}
+	cli_path(path, sizeof(path));
+	args[n++] = "bpfqdisc";
+	args[n++] = "qdisc";
+	args[n++] = "change";
+	args[n++] = "dev";
+	args[n++] = (char *)dev;
+	if (t->tcm_parent == TC_H_ROOT) {
+		args[n++] = "root";
+	} else if (t->tcm_parent) {
+		snprintf(parent, sizeof(parent), "%x:%x", TC_H_MAJ(t->tcm_parent) >> 16,
+			 TC_H_MIN(t->tcm_parent));
+		args[n++] = "parent";
+		args[n++] = parent;
+	}
+	if (t->tcm_handle) {
+		snprintf(handle, sizeof(handle), "%x:", TC_H_MAJ(t->tcm_handle) >> 16);
+		args[n++] = "handle";
+		args[n++] = handle;
+	}
+	args[n++] = (char *)k->kind;
+	memcpy(args + n, argv, argc * sizeof(*argv));
+	args[n + argc] = NULL;
+	pid = fork();
+	if (pid < 0) {
+		bq_err("cannot run %s to change %s: %s", path, k->kind, strerror(errno));
+		return -1;
+	}
+	if (!pid) {
+		see_pins();
+		execvp(path, args);
+		bq_err("cannot run %s to change %s: %s", path, k->kind, strerror(errno));
+		_exit(BQ_EXIT_FAIL);
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status))
+		return -1;	/* bpfqdisc said why */
+	return 0;
+}
+
+/*
+ * Whether tc's request changes a qdisc that exists: tc qdisc change, or a
+ * replace onto a qdisc of this kind at the same place (the kernel routes
+ * it to the qdisc's change).
+ */
+static bool changes_existing(const struct bq_kind *k, const struct nlmsghdr *n, const char *dev)
+{
+	const struct tcmsg *t = NLMSG_DATA(n);
+	char now[BQ_KIND_LEN];
+
+	if (!(n->nlmsg_flags & NLM_F_CREATE))
+		return true;
+	if (!(n->nlmsg_flags & NLM_F_REPLACE) || (n->nlmsg_flags & NLM_F_EXCL))
+		return false;
+	bq_nl_qdisc_kind(if_nametoindex(dev), t->tcm_parent, t->tcm_handle, now, sizeof(now));
+	return !strcmp(now, k->kind);
+}
+
+static int parse_qopt(struct qdisc_util *qu, int argc, char **argv, struct nlmsghdr *n,
+		      const char *dev)
+{
+	const struct bq_kind *k = bq_kind_find(qu->id);
+	struct bq_param_set set;
+	struct bq_options o;
+
+	if (!k || bq_kind_params(k, &set)) {
+		bq_err("%s: cannot read its parameter table", qu->id);
+		return -1;
+	}
+	if (argc == 1 && !strcmp(argv[0], "help")) {
+		bq_err("%s [PARAM VALUE]...: `bpfqdisc params %s` lists them", k->kind, k->name);
+		return -1;
+	}
+	if (bq_params_apply(&set, argc, argv))
+		return -1;
+	/* No options: the kind's defaults (.init gets no opt). */
+	if (n->nlmsg_type == RTM_DELQDISC || !set.given)
+		return 0;
+	if (changes_existing(k, n, dev))
+		return run_change(k, NLMSG_DATA(n), dev, argc, argv);
+	bq_params_options(&set, &o);
+	return addattr_l(n, TC_REQ_MAX, TCA_OPTIONS, &o, sizeof(o)) ? -1 : 0;
+}
+
+/* A BPF qdisc has no .dump: the kernel never reports options to print. */
+static int print_qopt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
+{
+	return 0;
+}
+
+#define BQ_QDISC(n, s)							\
+	__attribute__((visibility("default"))) struct qdisc_util bpf_##n##_qdisc_util = { \
+		.id = "bpf_" #n, .parse_qopt = parse_qopt, .print_qopt = print_qopt, \
+	};
+#include "qdiscs.def"
+#undef BQ_QDISC
