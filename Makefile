@@ -105,6 +105,9 @@ $(OUTPUT)/%.bpf.o: selftests/bpf/%.bpf.c $(wildcard include/bq/*.bpf.h) include/
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
+# The plain FIFO's variants, which the loader refuses, include it.
+$(patsubst %,$(OUTPUT)/plain_%.bpf.o,badid builtin noid otherbtf twoops): selftests/bpf/plain_fifo.bpf.c
+
 # slow_rx with another spin_loops default, which ip's xdpdrv obj cannot set.
 $(OUTPUT)/slow_rx%.bpf.o: selftests/bpf/slow_rx.bpf.c $(OUTPUT)/vmlinux.h | $(OUTPUT)
 	$(call msg,BPF,$@)
@@ -246,7 +249,7 @@ clean:
 # kind, which tc finds in TC_LIB_DIR=bin/tc. It runs inside tc, which has a
 # libbpf of its own: built of the libbpf-free parts of src/ alone.
 KINDS := $(shell grep ^BQ_QDISC src/qdiscs.def | cut -d, -f1 | cut -c10-)
-TC_PLUGIN_SRCS := src/tc/q_bpf.c src/units.c src/meta.c src/elf.c src/qdiscs.c src/json.c src/nl.c
+TC_PLUGIN_SRCS := src/tc/q_bpf.c src/units.c src/meta.c src/elf.c src/qdiscs.c src/objkind.c src/json.c src/nl.c
 TC_PLUGIN_LINKS := $(patsubst %,$(BIN)/tc/q_bpf_%.so,$(KINDS))
 all: $(TC_PLUGIN_LINKS)
 $(BIN)/tc/q_bpf.so: $(TC_PLUGIN_SRCS) src/lib.h include/bpfqdisc.h src/qdiscs.def $(OUTPUT)/skels.h | check-deps
@@ -308,8 +311,8 @@ $(BIN)/hbm: $(HBM_SRCS) src/sys.c src/json.c src/lib.h src/pindir.c src/pindir.h
 $(BIN)/fuzz_hbm: $(HBM_SRCS) src/hbm/hbm_tool.h include/hbm.h $(OUTPUT)/hbm_cg.skel.h $(OUTPUT)/hbm_cg_edt.skel.h
 # Its fields are those of the registry's kinds with classes: the loader
 # reads them from the embedded objects.
-$(BIN)/fuzz_class: FUZZ_SRCS += src/loader.c src/qdiscs.c src/meta.c src/elf.c
-$(BIN)/fuzz_class: src/class.c src/loader.c src/qdiscs.c src/meta.c src/elf.c src/qdiscs.def $(OUTPUT)/skels.h
+$(BIN)/fuzz_class: FUZZ_SRCS += src/loader.c src/qdiscs.c src/meta.c src/elf.c src/objkind.c
+$(BIN)/fuzz_class: src/class.c src/loader.c src/qdiscs.c src/meta.c src/elf.c src/objkind.c src/qdiscs.def $(OUTPUT)/skels.h
 # make install puts hbm beside bpfqdisc (its BPF objects are in BPF_OBJS).
 INSTALLED += $(SBINDIR)/hbm
 install: install-hbm
