@@ -364,3 +364,22 @@ deb: $(BIN)/bpfqdisc $(BIN)/hbm $(BPF_OBJS) $(OUTPUT)/vmlinux.h
 	$(Q)MAKEFLAGS= $(MAKE) -j1 --no-print-directory install DESTDIR=$(abspath $(DEB_DIR))/deb/root PREFIX=/usr
 	$(call msg,DEB,$(DEB_DIR)/bpfqdisc_$(VERSION)_amd64.deb $(DEB_DIR)/bpfqdisc-dev_$(VERSION)_amd64.deb)
 	$(Q)tools/mkdeb $(DEB_DIR)/deb $(VERSION) $(DEB_DIR) >/dev/null
+
+# The out-of-tree qdiscs test_load_object loads (issue 28), built on the
+# host as a user would build one: make install into a DESTDIR, bpfqdisc new
+# in a directory outside the tree, clang with only the installed headers
+# and pkg-config --cflags bpfqdisc. The test VM has no clang. fwnext is
+# the same FIFO built for the next framework major, which load refuses.
+OOT := $(abspath $(OUTPUT))/oot
+all: $(OOT)/myq.bpf.o
+$(OOT)/myq.bpf.o: $(BIN)/bpfqdisc $(BIN)/hbm $(BPF_OBJS) $(OUTPUT)/vmlinux.h $(FW_HEADERS) \
+		tools/bpfqdisc.pc.in
+	$(call msg,OOT,$@)
+	$(Q)rm -rf $(OOT) && mkdir -p $(OOT)/work
+	$(Q)MAKEFLAGS= $(MAKE) -j1 -s --no-print-directory install DESTDIR=$(OOT)/dest PREFIX=/usr >/dev/null
+	$(Q)cd $(OOT)/work && ../dest/usr/sbin/bpfqdisc new myq >/dev/null && \
+		../dest/usr/sbin/bpfqdisc new fwnext >/dev/null && \
+		export PKG_CONFIG_PATH=$(OOT)/dest/usr/lib/pkgconfig && \
+		$(CLANG) -target bpf -O2 -g $$(pkg-config --cflags bpfqdisc) \
+			-DBQ_FRAMEWORK_MAJOR=$(shell expr $(FW_MAJOR) + 1) -c fwnext.bpf.c -o ../fwnext.bpf.o && \
+		$(CLANG) -target bpf -O2 -g $$(pkg-config --cflags bpfqdisc) -c myq.bpf.c -o ../myq.bpf.o
