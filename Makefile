@@ -321,6 +321,18 @@ install-hbm: $(BIN)/hbm
 	$(call msg,INSTALL,$(DESTDIR)$(SBINDIR)/hbm)
 	$(Q)$(INSTALL) -d $(DESTDIR)$(SBINDIR)
 	$(Q)$(INSTALL) -m 0755 $(BIN)/hbm $(DESTDIR)$(SBINDIR)/hbm
+# tc's plugin where Debian's tc looks for it (/usr/lib/x86_64-linux-gnu/tc
+# with PREFIX=/usr; under another prefix tc needs TC_LIB_DIR), a link per kind.
+MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null)
+TCLIBDIR ?= $(PREFIX)/lib/$(or $(MULTIARCH),x86_64-linux-gnu)/tc
+INSTALLED += $(TCLIBDIR)/q_bpf.so $(patsubst $(BIN)/tc/%,$(TCLIBDIR)/%,$(TC_PLUGIN_LINKS))
+install: install-tc
+.PHONY: install-tc
+install-tc: $(BIN)/tc/q_bpf.so
+	$(call msg,INSTALL,$(DESTDIR)$(TCLIBDIR))
+	$(Q)$(INSTALL) -d $(DESTDIR)$(TCLIBDIR)
+	$(Q)$(INSTALL) -m 0644 $(BIN)/tc/q_bpf.so $(DESTDIR)$(TCLIBDIR)/q_bpf.so
+	$(Q)for k in $(KINDS); do ln -sf q_bpf.so $(DESTDIR)$(TCLIBDIR)/q_bpf_$$k.so; done
 # The framework parts tested natively (selftests/unit/test_parts.c).
 $(BIN)/test_parts: include/bq/ids.bpf.h include/bq/list.bpf.h include/bq/keytab.bpf.h \
 		   include/bq/timeq.bpf.h
@@ -372,7 +384,7 @@ deb: $(BIN)/bpfqdisc $(BIN)/hbm $(BPF_OBJS) $(OUTPUT)/vmlinux.h
 # the same FIFO built for the next framework major, which load refuses.
 OOT := $(abspath $(OUTPUT))/oot
 all: $(OOT)/myq.bpf.o
-$(OOT)/myq.bpf.o: $(BIN)/bpfqdisc $(BIN)/hbm $(BPF_OBJS) $(OUTPUT)/vmlinux.h $(FW_HEADERS) \
+$(OOT)/myq.bpf.o: $(BIN)/bpfqdisc $(BIN)/hbm $(BIN)/tc/q_bpf.so $(BPF_OBJS) $(OUTPUT)/vmlinux.h $(FW_HEADERS) \
 		tools/bpfqdisc.pc.in
 	$(call msg,OOT,$@)
 	$(Q)rm -rf $(OOT) && mkdir -p $(OOT)/work

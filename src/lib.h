@@ -159,6 +159,11 @@ struct bq_kind_classes {
 const void *bq_elf_section(const void *elf, size_t sz, const char *name, size_t *len);
 /* Up to max entries of size sz of the kind's section sec into dst: how many. */
 size_t bq_kind_table(const struct bq_kind *k, const char *sec, void *dst, size_t sz, size_t max);
+/*
+ * Whether the kind's object was built for a framework whose tables this
+ * code reads: its major, and a minor up to its own (bpfqdisc.h); else says why.
+ */
+bool bq_kind_framework_ok(const struct bq_kind *k);
 /* The tables a kind's object describes itself with (cached). NULL on error. */
 struct bq_kind_meta {
 	struct bq_param_desc params[BQ_MAX_PARAMS];

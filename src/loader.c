@@ -99,6 +99,12 @@ static struct bpf_object *open_kind(const struct bq_kind *k)
 	return obj;
 }
 
+/* The kind's object, if it was built for a framework this loader reads. */
+static struct bpf_object *open_framework(const struct bq_kind *k)
+{
+	return bq_kind_framework_ok(k) ? open_kind(k) : NULL;
+}
+
 /* The object's slot maps (BQ_SLOT_MAP()): the framework's and the kind's. */
 static size_t slot_maps(const struct bq_kind *k, struct bq_map_desc *d)
 {
@@ -714,7 +720,7 @@ static int load_locked(const struct bq_kind *k, struct bq_load_opts *o)
 			unpin_all(k);
 		return err;
 	}
-	obj = bq_kind_meta(k) ? open_kind(k) : NULL;
+	obj = open_framework(k);
 	if (!obj) {
 		unpin_all(k);
 		return BQ_EXIT_FAIL;

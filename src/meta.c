@@ -38,26 +38,6 @@ static const struct bq_drop_desc core_drops[BQ_DROP_KIND] = {
 	[BQ_DROP_NOMEM] = { "nomem" },
 };
 
-/*
- * Whether the kind's object was built for a framework whose tables this
- * reads: its major, and a minor up to its own (bpfqdisc.h). Says why not.
- */
-static bool framework_compatible(const struct bq_kind *k)
-{
-	struct bq_version v;
-
-	if (!bq_kind_table(k, ".rodata.bq_version", &v, sizeof(v), 1))
-		bq_err("%s has no framework version: not built with the bpfqdisc framework %d.0 or later",
-		       k->kind, BQ_FRAMEWORK_MAJOR);
-	else if (v.major != BQ_FRAMEWORK_MAJOR || v.minor > BQ_FRAMEWORK_MINOR)
-		bq_err("%s was built for the bpfqdisc framework %u.%u; this bpfqdisc reads %d.0 to %d.%d",
-		       k->kind, v.major, v.minor, BQ_FRAMEWORK_MAJOR, BQ_FRAMEWORK_MAJOR,
-		       BQ_FRAMEWORK_MINOR);
-	else
-		return true;
-	return false;
-}
-
 /* Its classes, if it declares them: false if not. */
 static bool read_classes(const struct bq_kind *k, struct bq_kind_classes *c)
 {
@@ -77,6 +57,22 @@ static bool read_classes(const struct bq_kind *k, struct bq_kind_classes *c)
 	return true;
 }
 
+bool bq_kind_framework_ok(const struct bq_kind *k)
+{
+	struct bq_version v;
+
+	if (!bq_kind_table(k, ".rodata.bq_version", &v, sizeof(v), 1))
+		bq_err("%s has no framework version: not built with the bpfqdisc framework %d.0 or later",
+		       k->kind, BQ_FRAMEWORK_MAJOR);
+	else if (v.major != BQ_FRAMEWORK_MAJOR || v.minor > BQ_FRAMEWORK_MINOR)
+		bq_err("%s was built for the bpfqdisc framework %u.%u; this bpfqdisc reads %d.0 to %d.%d",
+		       k->kind, v.major, v.minor, BQ_FRAMEWORK_MAJOR, BQ_FRAMEWORK_MAJOR,
+		       BQ_FRAMEWORK_MINOR);
+	else
+		return true;
+	return false;
+}
+
 const struct bq_kind_meta *bq_kind_meta(const struct bq_kind *k)
 {
 	static struct bq_kind_meta cache[64];
@@ -88,7 +84,7 @@ const struct bq_kind_meta *bq_kind_meta(const struct bq_kind *k)
 		return NULL;
 	if (cached[idx])
 		return m;
-	if (k->plain || !framework_compatible(k))
+	if (k->plain || !bq_kind_framework_ok(k))
 		return NULL;
 	m->nparams = bq_kind_table(k, ".rodata.bq_params", m->params, sizeof(m->params[0]),
 				   BQ_MAX_PARAMS);

@@ -272,6 +272,8 @@ enum tc_word_does {
 	TC_ZERO_DEFAULT,/* param 0: the default (tc sends no 0 for it) */
 	TC_RAISED,	/* param below its min: the min (the kernel's clamp) */
 	TC_CLAMPED,	/* param outside its range: the nearer end */
+	TC_FIXED,	/* word with one value, which must be value: what the kind has */
+	TC_SPREAD,	/* word with value values, for param and the ones after it */
 };
 
 static const struct tc_word {
@@ -286,6 +288,8 @@ static const struct tc_word {
 	  "bpf_fq keeps its flows in one hash map (flows_max), not in buckets", 0 },
 	{ "bpf_fq", "offload_horizon", TC_REFUSED, "a BPF qdisc cannot be offloaded", 0 },
 	{ "bpf_fq", "quantum", TC_CLAMPED, NULL, 0 },
+	{ "bpf_fq", "bands", TC_FIXED, "bpf_fq has 3 bands", 3 },
+	{ "bpf_fq", "weights", TC_SPREAD, "weight0", 3 },
 	{ "bpf_fq_codel", "noecn", TC_IGNORED, NULL, 0 },
 	{ "bpf_fq_codel", "ecn", TC_REFUSED,
 	  "bpf_fq_codel drops and never marks ECN: it always behaves as noecn", 0 },
@@ -299,16 +303,6 @@ static const struct tc_word {
 #undef TC_ZERO
 };
 
-static const struct tc_word *tc_word(const struct bq_param_set *set, const char *word,
-				     enum tc_word_does does)
-{
-	for (size_t i = 0; set->kind && i < sizeof(tc_words) / sizeof(tc_words[0]); i++)
-		if (!strcmp(tc_words[i].kind, set->kind) && !strcmp(tc_words[i].word, word) &&
-		    tc_words[i].does == does)
-			return &tc_words[i];
-	return NULL;
-}
-
 static const struct bq_param_desc *param_find(const struct bq_param_set *set, const char *name)
 {
 	for (size_t i = 0; i < set->n; i++)
@@ -317,44 +311,29 @@ static const struct bq_param_desc *param_find(const struct bq_param_set *set, co
 	return NULL;
 }
 
+/* A word of set's kind; one that names parameters the table lacks is none. */
+static const struct tc_word *tc_word(const struct bq_param_set *set, const char *word,
+				     enum tc_word_does does)
+{
+	for (size_t i = 0; set->kind && i < sizeof(tc_words) / sizeof(tc_words[0]); i++) {
+		const struct tc_word *w = &tc_words[i];
+		const struct bq_param_desc *d;
+
+		if (strcmp(w->kind, set->kind) || strcmp(w->word, word) || w->does != does)
+			continue;
+		if (does != TC_SETS && does != TC_SPREAD)
+			return w;
+		d = param_find(set, w->param);
+		if (d && (does == TC_SETS || (size_t)(d - set->desc) + w->value <= set->n))
+			return w;
+	}
+	return NULL;
+}
+
 static void param_set(struct bq_param_set *set, const struct bq_param_desc *d, __u64 v)
 {
 	set->val.v[d - set->desc] = v;
 	set->given |= 1U << (d - set->desc);
-}
-
-/*
- * A word that stands alone: tc's words of the kind and "P" / "noP" for an
- * on|off parameter P not followed by on or off. How many words it took
- * (0: not one of these), or -1 after printing why it is refused.
- */
-static int apply_flag(struct bq_param_set *set, int argc, char **argv)
-{
-	const struct bq_param_desc *d = param_find(set, argv[0]);
-	const struct tc_word *w;
-	const char *why;
-	__u64 v;
-
-	if ((w = tc_word(set, argv[0], TC_REFUSED))) {
-		bq_err("%s refused: %s", argv[0], w->param);
-		return -1;
-	}
-	if ((w = tc_word(set, argv[0], TC_IGNORED)))
-		return argc > (int)w->value ? 1 + (int)w->value : 0;
-	if ((w = tc_word(set, argv[0], TC_SETS))) {
-		param_set(set, param_find(set, w->param), w->value);
-		return 1;
-	}
-	if (d && d->unit == BQ_UNIT_BOOL && (argc < 2 || bq_parse_value(d->unit, argv[1], &v, &why))) {
-		param_set(set, d, 1);
-		return 1;
-	}
-	d = !strncmp(argv[0], "no", 2) ? param_find(set, argv[0] + 2) : NULL;
-	if (d && d->unit == BQ_UNIT_BOOL) {
-		param_set(set, d, 0);
-		return 1;
-	}
-	return 0;
 }
 
 /* v for d, or a value the kernel's qdisc would make of it: 0 or -1 (said). */
@@ -379,6 +358,114 @@ static int apply_value(struct bq_param_set *set, const struct bq_param_desc *d, 
 	return 0;
 }
 
+/* tc's priomap: 16 words of one digit each, the band of each priority. */
+static int apply_priomap(struct bq_param_set *set, const struct bq_param_desc *d, char **argv)
+{
+	char map[17];
+	const char *why;
+	__u64 v;
+
+	for (int i = 0; i < 16; i++) {
+		if (strlen(argv[1 + i]) != 1) {
+			bq_err("priomap takes 16 bands, one per priority: '%s' is not one", argv[1 + i]);
+			return -1;
+		}
+		map[i] = argv[1 + i][0];
+	}
+	map[16] = '\0';
+	if (bq_parse_value(d->unit, map, &v, &why)) {
+		bq_err("bad value '%s' for %s: %s", map, argv[0], why);
+		return -1;
+	}
+	return apply_value(set, d, argv[0], map, v) ?: 17;
+}
+
+/* word W1 W2 ...: the values of w->param and the ones after it. */
+static int apply_spread(struct bq_param_set *set, const struct tc_word *w, int argc, char **argv)
+{
+	const struct bq_param_desc *d = param_find(set, w->param);
+	const char *why;
+	__u64 v;
+
+	if (argc <= (int)w->value) {
+		bq_err("%s takes %llu values", argv[0], (unsigned long long)w->value);
+		return -1;
+	}
+	for (int i = 0; i < (int)w->value; i++) {
+		if (bq_parse_value(d[i].unit, argv[1 + i], &v, &why)) {
+			bq_err("bad value '%s' for %s: %s", argv[1 + i], d[i].name, why);
+			return -1;
+		}
+		if (apply_value(set, &d[i], d[i].name, argv[1 + i], v))
+			return -1;
+	}
+	return 1 + (int)w->value;
+}
+
+/* tc's words of more than one value; as apply_word() returns. */
+static int apply_words(struct bq_param_set *set, int argc, char **argv)
+{
+	const struct bq_param_desc *d = param_find(set, argv[0]);
+	const struct tc_word *w;
+	const char *why;
+	__u64 v;
+
+	if ((w = tc_word(set, argv[0], TC_FIXED))) {
+		if (argc < 2 || bq_parse_value(BQ_UNIT_COUNT, argv[1], &v, &why) || v != w->value) {
+			bq_err("%s %s refused: %s", argv[0], argc < 2 ? "" : argv[1], w->param);
+			return -1;
+		}
+		return 2;
+	}
+	if ((w = tc_word(set, argv[0], TC_SPREAD)))
+		return apply_spread(set, w, argc, argv);
+	if (d && d->unit == BQ_UNIT_PRIOMAP && argc > 16 && strlen(argv[1]) == 1)
+		return apply_priomap(set, d, argv);
+	return 0;
+}
+
+/*
+ * A word that stands alone, or with values of its own: tc's words of the
+ * kind, its priomap of 16 words, and "P" / "noP" for an on|off parameter
+ * P not followed by on or off. How many words it took (0: not one of
+ * these), or -1 after printing why it is refused.
+ */
+static int apply_word(struct bq_param_set *set, int argc, char **argv)
+{
+	const struct bq_param_desc *d = param_find(set, argv[0]);
+	const struct tc_word *w;
+	const char *why;
+	int took;
+	__u64 v;
+
+	if ((w = tc_word(set, argv[0], TC_REFUSED))) {
+		bq_err("%s refused: %s", argv[0], w->param);
+		return -1;
+	}
+	if ((w = tc_word(set, argv[0], TC_IGNORED))) {
+		if (argc > (int)w->value)
+			return 1 + (int)w->value;
+		bq_err("parameter '%s' needs a value", argv[0]);
+		return -1;
+	}
+	if ((took = apply_words(set, argc, argv)))
+		return took;
+	if ((w = tc_word(set, argv[0], TC_SETS))) {
+		param_set(set, param_find(set, w->param), w->value);
+		return 1;
+	}
+	if (d && d->unit == BQ_UNIT_BOOL && (argc < 2 || bq_parse_value(d->unit, argv[1], &v, &why))) {
+		param_set(set, d, 1);
+		return 1;
+	}
+	d = !strncmp(argv[0], "no", 2) ? param_find(set, argv[0] + 2) : NULL;
+	if (d && d->unit == BQ_UNIT_BOOL) {
+		param_set(set, d, 0);
+		return 1;
+	}
+	return 0;
+}
+
 int bq_params_apply(struct bq_param_set *set, int argc, char **argv)
 {
 	for (int i = 0, took; i < argc; i += took) {
@@ -386,7 +473,7 @@ int bq_params_apply(struct bq_param_set *set, int argc, char **argv)
 		const char *why = NULL;
 		__u64 v;
 
-		took = apply_flag(set, argc - i, argv + i);
+		took = apply_word(set, argc - i, argv + i);
 		if (took < 0)
 			return BQ_EXIT_USAGE;
 		if (took)

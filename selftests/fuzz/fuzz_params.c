@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * libFuzzer harness for everything that parses parameters: bq_parse_value in
- * every unit, tc handles, and bq_params_apply on "name value" words. The
+ * every unit, tc handles, and bq_params_apply on "name value" words, with
+ * the tc words of bpf_fq and bpf_fq_codel over a table that has only some
+ * of the parameters they name. The
  * input is split into words at NUL bytes; the first byte picks the unit.
  * Besides crashes it checks a property: a value parsed from any text prints
  * as text that parses back to the same value.
@@ -17,7 +19,11 @@ static const struct bq_param_desc table[] = {
 	{ "horizon", BQ_UNIT_TIME, 10000000000ULL, 0, 3600000000000ULL },
 	{ "rate", BQ_UNIT_RATE, 0, 1, 125000000000ULL },
 	{ "pacing", BQ_UNIT_BOOL, 1, 0, 1 },
+	{ "priomap", BQ_UNIT_PRIOMAP, 0, 0, 0x2222222222222222ULL },
+	{ "weight1", BQ_UNIT_BYTES, 1, 1, 0x7fffffff },
+	{ "timer_slack", BQ_UNIT_TIME_NS, 10000, 0, 1000000000 },
 };
+#define NPARAMS (sizeof(table) / sizeof(table[0]))
 
 static void round_trip(enum bq_unit unit, __u64 v, const char *text)
 {
@@ -35,7 +41,8 @@ static void round_trip(enum bq_unit unit, __u64 v, const char *text)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct bq_param_set set = { .desc = table, .n = 5 };
+	static const char *const kinds[] = { NULL, "bpf_fq", "bpf_fq_codel" };
+	struct bq_param_set set = { .desc = table, .n = NPARAMS };
 	char *text, *argv[64];
 	const char *why;
 	int argc = 0;
@@ -46,12 +53,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!text)
 		return 0;
 	for (int i = 0; i < argc; i++) {
-		enum bq_unit unit = (unsigned char)argv[i][0] % 5;
+		enum bq_unit unit = (unsigned char)argv[i][0] % (BQ_UNIT_TIME_NS + 1);
 
 		if (!bq_parse_value(unit, argv[i], &v, &why))
 			round_trip(unit, v, argv[i]);
 		bq_parse_handle(argv[i], &h);
 	}
+	set.kind = kinds[size % 3];
 	bq_params_apply(&set, argc, argv);
 	free(text);
 	return 0;

@@ -6,6 +6,7 @@
 
 export TC_LIB_DIR="$TOP/bin/tc"
 for k in fifo fq fq_codel hbm; do expect "$BQ" load $k; done
+trap 'ip link del d0 2>/dev/null || true' EXIT
 ip link add d0 type dummy
 ip link set d0 up
 
@@ -20,6 +21,19 @@ want() {
 		[ "$got" = "${p#*=}" ] || fail "${p%%=*} is $got, expected ${p#*=} ($js)"
 	done
 }
+
+# Every kind: add, change, replace onto itself, delete.
+for kp in fifo:limit fq:flow_limit fq_codel:drop_batch hbm:agg_limit; do
+	k=bpf_${kp%:*} param=${kp#*:}
+	expect tc qdisc add dev d0 root $k $param 30
+	want $k $param=30
+	expect tc qdisc change dev d0 root $k $param 40
+	want $k $param=40
+	expect tc qdisc replace dev d0 root $k $param 50
+	want $k $param=50
+	expect tc qdisc del dev d0 root $k
+	want noqueue
+done
 
 expect tc qdisc add dev d0 root bpf_fifo limit 500
 want bpf_fifo limit=500
@@ -59,4 +73,15 @@ want noqueue
 expect tc qdisc add dev d0 root bpf_fq
 want bpf_fq limit=10000 flow_limit=100 timer_slack=10000
 expect tc qdisc del dev d0 root
+
+# The plugin gives a plain user nothing: in a user namespace of its own
+# tc's add meets .init's refusal (no slots for user namespaces by
+# default), and a change needs bpfqdisc's privileges, which it lacks.
+before=$("$BQ" list)
+for verb in add change; do
+	setpriv --reuid=65534 --regid=65534 --clear-groups unshare -Urn \
+		env TC_LIB_DIR="$TC_LIB_DIR" tc qdisc $verb dev lo root bpf_fifo limit 5 2>/dev/null &&
+		fail "an unprivileged user's tc qdisc $verb with the plugin succeeded"
+done
+[ "$("$BQ" list)" = "$before" ] || fail "the unprivileged tries left: $("$BQ" list)"
 exit 0

@@ -9,6 +9,7 @@
 export TC_LIB_DIR="$TOP/bin/tc"
 expect "$BQ" load fq
 expect "$BQ" load fq_codel
+trap 'for d in d0 d1; do ip link del $d 2>/dev/null || true; done' EXIT
 for d in d0 d1; do
 	ip link add $d type dummy
 	ip link set $d up

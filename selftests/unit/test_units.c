@@ -209,6 +209,8 @@ static void tc_grammar(void)
 		       "timer_slack", "100", "nopacing", "horizon_cap", "refill_delay", "100",
 		       "defrate", "1mbit", "quantum", "100" };
 	char *flags[] = { "pacing", "horizon_drop", "orphan_mask", "0x3ff" };
+	char *bands[] = { "bands", "3", "priomap", "0", "1", "2", "0", "1", "2", "0", "1", "2", "0",
+			  "1", "2", "0", "1", "2", "0", "weights", "65536", "32768", "16384" };
 	char *fqc[] = { "noecn", "target", "0", "interval", "0", "quantum", "10", "memory_limit", "0x1000" };
 
 	EXPECT(tc_apply("fq", &set, 16, fq) == 0, "fq's tc words");
@@ -223,6 +225,10 @@ static void tc_grammar(void)
 	EXPECT(tc_apply("fq", &set, 4, flags) == 0, "flag words");
 	EXPECT(tc_value(&set, "pacing") == 1 && tc_value(&set, "horizon_drop") == 1 &&
 	       tc_value(&set, "orphan_mask") == 1023, "pacing, horizon_drop, hex mask");
+	EXPECT(tc_apply("fq", &set, 23, bands) == 0, "tc's bands, priomap and weights");
+	EXPECT(tc_value(&set, "priomap") == 0x210210210210210ULL, "priomap of 16 words");
+	EXPECT(tc_value(&set, "weight0") == 65536 && tc_value(&set, "weight1") == 32768 &&
+	       tc_value(&set, "weight2") == 16384, "weights W1 W2 W3");
 	EXPECT(tc_apply("fq_codel", &set, 9, fqc) == 0, "fq_codel's tc words");
 	EXPECT(tc_value(&set, "target") == 5000000 && tc_value(&set, "interval") == 100000000 &&
 	       !(set.given & 0x18), "0 is the default for tc's fq_codel");
@@ -237,6 +243,7 @@ static void tc_refused(void)
 		{ "fq_codel", "ecn", NULL }, { "fq_codel", "ce_threshold", "1ms" },
 		{ "fq", "buckets", "1024" }, { "fq", "quantum", "010" },
 		{ "fq", "initial_quantum", "1048577" }, { "fq_codel", "quantum", "1048577" },
+		{ "fq", "bands", "4" }, { "fq", "weights", "65536" },
 	};
 	struct bq_param_set set;
 
