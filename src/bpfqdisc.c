@@ -71,6 +71,7 @@ static void usage(void)
 		"  tc qdisc replace dev eth0 root bpf_fifo\n"
 		"  tc -s qdisc show dev eth0\n"
 		"  bpfqdisc load fifo limit 5000\n"
+		"  bpfqdisc load ./myq.bpf.o\n"
 		"  bpfqdisc qdisc add dev eth0 root bpf_fifo limit 200\n"
 		"  bpfqdisc qdisc change dev eth0 root limit 500\n"
 		"  bpfqdisc qdisc add dev eth0 root bpf_hbm rate 200mbit\n"

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <linux/bpf.h>
 #include <sys/syscall.h>
 #include "lib.h"
@@ -82,13 +83,27 @@ bool bq_kind_name_ok(const char *name)
 {
 	size_t n = strlen(name);
 
-	if (!n || n > BQ_KIND_LEN - 1 - 4)
+	/* hbm -n ID pins under hbmID (src/hbm/hbm.c) */
+	if (!n || n > BQ_KIND_LEN - 1 - 4 ||
+	    (!strncmp(name, "hbm", 3) && strspn(name + 3, "0123456789") == n - 3))
 		return false;
 	for (size_t i = 0; i < n; i++)
 		if (!((name[i] >= 'a' && name[i] <= 'z') || (name[i] >= '0' && name[i] <= '9') ||
 		      name[i] == '_'))
 			return false;
 	return true;
+}
+
+/*
+ * As the pin checks (pindir.c): ours and no one else's to write, so that
+ * no user who got to make the pin root first (a bpffs of mode 1777) feeds
+ * us a kind. Those commands refuse such a root; this runs before them.
+ */
+static bool ours(const char *path)
+{
+	struct stat st;
+
+	return !lstat(path, &st) && st.st_uid == geteuid() && !(st.st_mode & (S_IWGRP | S_IWOTH));
 }
 
 void bq_kinds_discover(void)
@@ -101,15 +116,18 @@ void bq_kinds_discover(void)
 	if (done)
 		return;
 	done = true;
-	d = opendir(BQ_PIN_ROOT);	/* root's: others see built-in kinds only */
+	d = ours(BQ_PIN_ROOT) ? opendir(BQ_PIN_ROOT) : NULL;	/* 0700: others see none */
 	while (d && (e = readdir(d))) {
 		struct bq_object_hdr *h;
 		size_t sz = 0;
 
 		if (!bq_kind_name_ok(e->d_name) || bq_kind_builtin(e->d_name))
 			continue;
-		snprintf(path, sizeof(path), "%s/%s/bq_object", BQ_PIN_ROOT, e->d_name);
-		h = read_pinned_object(path, &sz);
+		snprintf(path, sizeof(path), "%s/%s", BQ_PIN_ROOT, e->d_name);
+		if (!ours(path))
+			continue;
+		strcat(path, "/bq_object");
+		h = ours(path) ? read_pinned_object(path, &sz) : NULL;
 		/* Loaded with the framework only if it passed its version check. */
 		if (h && !bq_kinds_add(e->d_name, h->path, h + 1, sz,
 				       !bq_elf_section(h + 1, sz, ".rodata.bq_version", &(size_t){ 0 })))

@@ -114,8 +114,8 @@ static int kind_name(struct bpf_object *obj, struct bpf_map *ops, const char *pa
 	if (strnlen(data, BQ_KIND_LEN) == BQ_KIND_LEN || strncmp(data, "bpf_", 4) ||
 	    !bq_kind_name_ok(data + 4)) {
 		bq_err("%s: its Qdisc_ops .id is \"%s\": a loaded kind's is bpf_NAME, NAME of at most "
-		       "%d of a-z, 0-9 and _", path, bq_text_str(data, text, sizeof(text)),
-		       BQ_KIND_LEN - 1 - 4);
+		       "%d of a-z, 0-9 and _, not hbm and digits", path,
+		       bq_text_str(data, text, sizeof(text)), BQ_KIND_LEN - 1 - 4);
 		return -1;
 	}
 	strcpy(name, data + 4);

@@ -2,7 +2,8 @@
 # not root's or writable by group or others, an object with two Qdisc_ops
 # maps, with no .id or one not bpf_NAME, named as a built-in or an already
 # loaded kind, built for another kernel's struct Qdisc_ops, or for another
-# framework major (.output/oot/fwnext.bpf.o, built like myq). The objects
+# framework major (.output/oot/fwnext.bpf.o, built like myq); and a kind
+# whose pins someone else may have written is not found. The objects
 # are selftests/bpf/plain_*.bpf.c, plain_fifo built wrong in one way each.
 . "$(dirname "$0")/lib.sh"
 PINS=/sys/fs/bpf/bpfqdisc
@@ -39,5 +40,12 @@ expect "$BQ" load ./plain_fifo.bpf.o
 cp plain_fifo.bpf.o again.o
 expect_err 1 "bpf_plainfifo is loaded already, from $W/plain_fifo\.bpf\.o: unload it first" "$BQ" load again.o
 [ "$(ls $PINS/plainfifo | tr '\n' ' ')" = "bq_object link " ] || fail "pins: $(ls $PINS/plainfifo)"
+# A kind's directory someone else owns (or may write) is no kind of ours.
+expect chown 65534 $PINS/plainfifo
+expect_err 2 "unknown qdisc 'plainfifo'" "$BQ" params plainfifo
+expect chown 0 $PINS/plainfifo
+expect chmod g+w $PINS/plainfifo/bq_object
+expect_err 2 "unknown qdisc 'plainfifo'" "$BQ" params plainfifo
+expect chmod g-w $PINS/plainfifo/bq_object
 expect "$BQ" unload plainfifo
 nothing_pinned unload
