@@ -118,32 +118,29 @@ struct Qdisc_ops___other {
 	char id[16];
 	typeof(((struct Qdisc_ops *)0)->enqueue) enqueue;
 	typeof(((struct Qdisc_ops *)0)->dequeue) dequeue;
+	typeof(((struct Qdisc_ops *)0)->init) init;
 	typeof(((struct Qdisc_ops *)0)->reset) reset;
 	typeof(((struct Qdisc_ops *)0)->destroy) destroy;
 	typeof(((struct Qdisc_ops *)0)->reset) bq_no_such_op;
 	struct module *owner;
 };
+#define PLAIN_OPS	struct Qdisc_ops___other
+#define PLAIN_MORE	.bq_no_such_op = (void *)plain_reset,
+#else
+#define PLAIN_OPS	struct Qdisc_ops
+#define PLAIN_MORE
+#endif
 
 SEC(".struct_ops.link")
-struct Qdisc_ops___other plain_ops = {
-	.enqueue = (void *)plain_enqueue,
-	.dequeue = (void *)plain_dequeue,
-	.reset = (void *)plain_reset,
-	.destroy = (void *)plain_destroy,
-	.bq_no_such_op = (void *)plain_reset,
-	.id = PLAIN_ID,
-};
-#else
-SEC(".struct_ops.link")
-struct Qdisc_ops plain_ops = {
+PLAIN_OPS plain_ops = {
 	.enqueue = (void *)plain_enqueue,
 	.dequeue = (void *)plain_dequeue,
 	.init = (void *)plain_init,
 	.reset = (void *)plain_reset,
 	.destroy = (void *)plain_destroy,
 	.id = PLAIN_ID,
+	PLAIN_MORE
 };
-#endif
 
 #ifdef PLAIN_TWO_OPS
 SEC(".struct_ops.link")
