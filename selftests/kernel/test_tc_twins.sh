@@ -1,5 +1,5 @@
-# tc's own fq and fq_codel commands against the kernel's qdisc (on d0) and
-# its BPF twin (bpf_ in front, on d1), in one boot: create, change and
+# tc's own fq and fq_codel commands against the kernel's qdisc (on tw0) and
+# its BPF twin (bpf_ in front, on tw1), in one boot: create, change and
 # replace with each option agree on accept or refuse and on every value
 # reported (the kernel's by tc -j qdisc show, the twin's by bpfqdisc qdisc
 # show -j). Where the twin cannot do what the kernel's does it refuses
@@ -9,15 +9,15 @@
 export TC_LIB_DIR="$TOP/bin/tc"
 expect "$BQ" load fq
 expect "$BQ" load fq_codel
-trap 'for d in d0 d1; do ip link del $d 2>/dev/null || true; done' EXIT
-for d in d0 d1; do
+trap 'for d in tw0 tw1; do ip link del $d 2>/dev/null || true; done' EXIT
+for d in tw0 tw1; do
 	ip link add $d type dummy
 	ip link set $d up
 done
 
-# kernel_val KIND NAME: NAME of d0's root as the twin keeps it (ns, 0/1).
+# kernel_val KIND NAME: NAME of tw0's root as the twin keeps it (ns, 0/1).
 kernel_val() {
-	js=$(tc -j qdisc show dev d0 root)
+	js=$(tc -j qdisc show dev tw0 root)
 	case "$2" in
 	pacing) [ "$(echo "$js" | "$JGET" '.[0].options.pacing')" = false ] && echo 0 || echo 1 ;;
 	horizon_drop) echo "$js" | grep -q '"horizon_cap"' && echo 0 || echo 1 ;;
@@ -29,16 +29,16 @@ kernel_val() {
 
 # sch_fq keeps refill_delay in jiffies, up from the time given: a jiffy
 # is what it makes of 1us.
-expect tc qdisc replace dev d0 root fq refill_delay 1
+expect tc qdisc replace dev tw0 root fq refill_delay 1
 JIFFY=$(kernel_val fq refill_delay)
-expect tc qdisc del dev d0 root
+expect tc qdisc del dev tw0 root
 note "a jiffy is $JIFFY ns"
 
-# twin_val KIND NAME: NAME of d1's root, rounded as the kernel's qdisc
+# twin_val KIND NAME: NAME of tw1's root, rounded as the kernel's qdisc
 # keeps it: sch_fq reports times in us and refill_delay in jiffies, CoDel
 # keeps times in 1024 ns units.
 twin_val() {
-	v=$("$BQ" qdisc show -j dev d1 | "$JGET" ".[0].options.$2")
+	v=$("$BQ" qdisc show -j dev tw1 | "$JGET" ".[0].options.$2")
 	case "$1:$2" in
 	fq_codel:target|fq_codel:interval) echo $(((v >> 10 << 10) / 1000 * 1000)) ;;
 	fq:refill_delay) echo $(((v + JIFFY - 1) / JIFFY * JIFFY)) ;;
@@ -52,9 +52,9 @@ run() {
 	verb=$1 kind=$2
 	shift 2
 	set +e
-	tc qdisc "$verb" dev d0 root "$kind" "$@" 2>/dev/null
+	tc qdisc "$verb" dev tw0 root "$kind" "$@" 2>/dev/null
 	k=$?
-	terr=$(tc qdisc "$verb" dev d1 root "bpf_$kind" "$@" 2>&1 >/dev/null)
+	terr=$(tc qdisc "$verb" dev tw1 root "bpf_$kind" "$@" 2>&1 >/dev/null)
 	t=$?
 	set -e
 }
@@ -72,8 +72,8 @@ checked=0
 # KIND|OPTS|NAMES compared|same, or bpf: the twin refuses what the kernel takes
 while IFS='|' read -r kind case names how; do
 	[ -n "$kind" ] || continue
-	tc qdisc del dev d0 root 2>/dev/null || true
-	tc qdisc del dev d1 root 2>/dev/null || true
+	tc qdisc del dev tw0 root 2>/dev/null || true
+	tc qdisc del dev tw1 root 2>/dev/null || true
 	# shellcheck disable=SC2086
 	run replace "$kind" $case
 	if [ "$how" = bpf ]; then
