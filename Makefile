@@ -105,6 +105,9 @@ $(OUTPUT)/%.bpf.o: selftests/bpf/%.bpf.c $(wildcard include/bq/*.bpf.h) include/
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
+# The plain FIFO's variants, which the loader refuses, include it.
+$(patsubst %,$(OUTPUT)/plain_%.bpf.o,badid builtin noid otherbtf twoops): selftests/bpf/plain_fifo.bpf.c
+
 # slow_rx with another spin_loops default, which ip's xdpdrv obj cannot set.
 $(OUTPUT)/slow_rx%.bpf.o: selftests/bpf/slow_rx.bpf.c $(OUTPUT)/vmlinux.h | $(OUTPUT)
 	$(call msg,BPF,$@)
@@ -251,7 +254,7 @@ clean:
 # kind, which tc finds in TC_LIB_DIR=bin/tc. It runs inside tc, which has a
 # libbpf of its own: built of the libbpf-free parts of src/ alone.
 KINDS := $(shell grep ^BQ_QDISC src/qdiscs.def | cut -d, -f1 | cut -c10-)
-TC_PLUGIN_SRCS := src/tc/q_bpf.c src/units.c src/meta.c src/elf.c src/qdiscs.c src/json.c src/nl.c
+TC_PLUGIN_SRCS := src/tc/q_bpf.c src/units.c src/meta.c src/elf.c src/qdiscs.c src/objkind.c src/json.c src/nl.c
 TC_PLUGIN_LINKS := $(patsubst %,$(BIN)/tc/q_bpf_%.so,$(KINDS))
 all: $(TC_PLUGIN_LINKS)
 $(BIN)/tc/q_bpf.so: $(TC_PLUGIN_SRCS) src/lib.h include/bpfqdisc.h src/qdiscs.def $(OUTPUT)/skels.h | check-deps
@@ -313,8 +316,8 @@ $(BIN)/hbm: $(HBM_SRCS) src/sys.c src/json.c src/lib.h src/pindir.c src/pindir.h
 $(BIN)/fuzz_hbm: $(HBM_SRCS) src/hbm/hbm_tool.h include/hbm.h $(OUTPUT)/hbm_cg.skel.h $(OUTPUT)/hbm_cg_edt.skel.h
 # Its fields are those of the registry's kinds with classes: the loader
 # reads them from the embedded objects.
-$(BIN)/fuzz_class: FUZZ_SRCS += src/loader.c src/qdiscs.c src/meta.c src/elf.c
-$(BIN)/fuzz_class: src/class.c src/loader.c src/qdiscs.c src/meta.c src/elf.c src/qdiscs.def $(OUTPUT)/skels.h
+$(BIN)/fuzz_class: FUZZ_SRCS += src/loader.c src/qdiscs.c src/meta.c src/elf.c src/objkind.c
+$(BIN)/fuzz_class: src/class.c src/loader.c src/qdiscs.c src/meta.c src/elf.c src/objkind.c src/qdiscs.def $(OUTPUT)/skels.h
 # make install puts hbm beside bpfqdisc (its BPF objects are in BPF_OBJS).
 INSTALLED += $(SBINDIR)/hbm
 install: install-hbm
@@ -378,3 +381,22 @@ deb: $(BIN)/bpfqdisc $(BIN)/hbm $(BPF_OBJS) $(OUTPUT)/vmlinux.h
 	$(Q)MAKEFLAGS= $(MAKE) -j1 --no-print-directory install DESTDIR=$(abspath $(DEB_DIR))/deb/root PREFIX=/usr
 	$(call msg,DEB,$(DEB_DIR)/bpfqdisc_$(VERSION)_amd64.deb $(DEB_DIR)/bpfqdisc-dev_$(VERSION)_amd64.deb)
 	$(Q)tools/mkdeb $(DEB_DIR)/deb $(VERSION) $(DEB_DIR) >/dev/null
+
+# The out-of-tree qdiscs test_load_object loads (issue 28), built on the
+# host as a user would build one: make install into a DESTDIR, bpfqdisc new
+# in a directory outside the tree, clang with only the installed headers
+# and pkg-config --cflags bpfqdisc. The test VM has no clang. fwnext is
+# the same FIFO built for the next framework major, which load refuses.
+OOT := $(abspath $(OUTPUT))/oot
+all: $(OOT)/myq.bpf.o
+$(OOT)/myq.bpf.o: $(BIN)/bpfqdisc $(BIN)/hbm $(BIN)/tc/q_bpf.so $(BPF_OBJS) $(OUTPUT)/vmlinux.h $(FW_HEADERS) \
+		tools/bpfqdisc.pc.in
+	$(call msg,OOT,$@)
+	$(Q)rm -rf $(OOT) && mkdir -p $(OOT)/work
+	$(Q)MAKEFLAGS= $(MAKE) -j1 -s --no-print-directory install DESTDIR=$(OOT)/dest PREFIX=/usr >/dev/null
+	$(Q)cd $(OOT)/work && ../dest/usr/sbin/bpfqdisc new myq >/dev/null && \
+		../dest/usr/sbin/bpfqdisc new fwnext >/dev/null && \
+		export PKG_CONFIG_PATH=$(OOT)/dest/usr/lib/pkgconfig && \
+		$(CLANG) -target bpf -O2 -g $$(pkg-config --cflags bpfqdisc) \
+			-DBQ_FRAMEWORK_MAJOR=$(shell expr $(FW_MAJOR) + 1) -c fwnext.bpf.c -o ../fwnext.bpf.o && \
+		$(CLANG) -target bpf -O2 -g $$(pkg-config --cflags bpfqdisc) -c myq.bpf.c -o ../myq.bpf.o

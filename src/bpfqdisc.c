@@ -20,9 +20,12 @@ static void usage(void)
 		"\n"
 		"  -n NETNS  work on devices of network namespace NETNS (as ip -n)\n"
 		"\n"
-		"  load KIND [--max-instances N] [--ring-slots N] [--userns-slots N] [--netns-slots N]\n"
-		"       [PARAM VALUE]...\n"
+		"  load KIND|PATH [--max-instances N] [--ring-slots N] [--userns-slots N]\n"
+		"       [--netns-slots N] [PARAM VALUE]...\n"
 		"      Register qdisc kind bpf_KIND; it stays registered after bpfqdisc exits.\n"
+		"      PATH (with a / or ending in .o): a BPF object file of root's, built with\n"
+		"      the framework (pkg-config bpfqdisc) or a struct_ops Qdisc_ops alone; its\n"
+		"      kind is its .id, bpf_NAME, and then NAME works as a built-in one.\n"
 		"      PARAM VALUE pairs set the defaults new qdiscs of this kind start with.\n"
 		"      --max-instances: qdiscs of the kind at once (default %d, or as the\n"
 		"      earlier load whose live qdiscs keep its maps). --userns-slots: how many\n"
@@ -68,6 +71,7 @@ static void usage(void)
 		"  tc qdisc replace dev eth0 root bpf_fifo\n"
 		"  tc -s qdisc show dev eth0\n"
 		"  bpfqdisc load fifo limit 5000\n"
+		"  bpfqdisc load ./myq.bpf.o\n"
 		"  bpfqdisc qdisc add dev eth0 root bpf_fifo limit 200\n"
 		"  bpfqdisc qdisc change dev eth0 root limit 500\n"
 		"  bpfqdisc qdisc add dev eth0 root bpf_hbm rate 200mbit\n"
@@ -111,16 +115,33 @@ static int parse_u32(const char *opt, const char *text, __u32 min, __u32 *out)
 	return 0;
 }
 
+/* bpfqdisc load PATH: an object file, not a kind's name. */
+static bool is_object_path(const char *arg)
+{
+	size_t n = strlen(arg);
+
+	return strchr(arg, '/') || (n > 2 && !strcmp(arg + n - 2, ".o"));
+}
+
 static int cmd_load(int argc, char **argv)
 {
 	struct bq_load_opts o = { .ring_slots = BQ_DEFAULT_RING_SLOTS };
-	const struct bq_kind *k = kind_arg(argc > 1 ? argv[1] : NULL);
-	struct bq_param_set set;
+	const struct bq_kind *k;
+	struct bq_param_set set = {};
 	__u32 sized;
-	int i, err;
+	int i, err = BQ_EXIT_USAGE;
 
+	if (argc > 1 && is_object_path(argv[1]))
+		k = bq_kind_from_file(argv[1], &err);
+	else
+		k = kind_arg(argc > 1 ? argv[1] : NULL);
 	if (!k)
+		return err;
+	if (k->plain && argc > 2) {
+		bq_err("%s takes no options or parameters: it has none of the bpfqdisc framework's "
+		       "tables", k->kind);
 		return BQ_EXIT_USAGE;
+	}
 	for (i = 2; i < argc && !strncmp(argv[i], "--", 2); i += 2) {
 		__u32 *dst = !strcmp(argv[i], "--max-instances") ? &o.max_instances :
 			     !strcmp(argv[i], "--ring-slots") ? &o.ring_slots :
@@ -150,9 +171,9 @@ static int cmd_load(int argc, char **argv)
 		       o.max_instances, o.ring_slots, BQ_MAX_TOTAL_SLOTS);
 		return BQ_EXIT_USAGE;
 	}
-	if (bq_kind_params(k, &set))
+	if (!k->plain && bq_kind_params(k, &set))
 		return BQ_EXIT_FAIL;
-	err = bq_params_apply(&set, argc - i, argv + i);
+	err = k->plain ? 0 : bq_params_apply(&set, argc - i, argv + i);
 	if (err)
 		return err;
 	o.defaults = set.val;
@@ -279,6 +300,37 @@ static void print_slots(const struct bq_kind *k, const struct bq_instance_info *
 	printf("\n");
 }
 
+/*
+ * A kind without the framework keeps no table of its qdiscs: those tc
+ * shows in this network namespace, with tc's counters.
+ */
+static int print_plain(const struct bq_kind *k)
+{
+	char shown[BQ_TEXT_LEN(IF_NAMESIZE)];
+	struct bq_qdisc_info *q;
+	size_t n;
+	int err = bq_nl_qdisc_list(0, &q, &n);
+
+	printf("%-10s loaded     %s, without the framework: tc's qdiscs of this network namespace\n",
+	       k->kind, k->summary);
+	if (err) {
+		bq_err("cannot list the qdiscs of this network namespace: %s", strerror(-err));
+		return BQ_EXIT_FAIL;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(q[i].kind, k->kind))
+			continue;
+		printf("  dev %s", bq_text_str(q[i].dev, shown, sizeof(shown)));
+		print_handle("handle", q[i].handle);
+		print_handle("parent", q[i].parent);
+		printf("\n    sent %llu bytes %llu pkt dropped %u overlimits %u requeues %u qlen %u\n",
+		       (unsigned long long)q[i].bytes, (unsigned long long)q[i].packets, q[i].drops,
+		       q[i].overlimits, q[i].requeues, q[i].qlen);
+	}
+	free(q);
+	return 0;
+}
+
 static int cmd_list(int argc, char **argv)
 {
 	__u64 our_netns = bq_self_netns_cookie();
@@ -294,6 +346,10 @@ static int cmd_list(int argc, char **argv)
 		struct bq_params defaults;
 		size_t n = 0;
 
+		if (k->plain && bq_is_loaded(k)) {
+			failed |= print_plain(k) != 0;
+			continue;
+		}
 		if (!bq_has_state(k)) {
 			printf("%-10s not loaded  %s\n", k->kind, k->summary);
 			continue;
@@ -353,6 +409,7 @@ int main(int argc, char **argv)
 	};
 
 	bq_quiet_libbpf();
+	bq_kinds_discover();
 	if (argc > 1 && (!strcmp(argv[1], "-n") || !strcmp(argv[1], "-netns") ||
 			 !strcmp(argv[1], "--netns"))) {
 		int err = argc > 2 ? bq_enter_netns(argv[2]) : BQ_EXIT_USAGE;

@@ -19,13 +19,41 @@ struct bq_kind {
 	const char *kind;	/* "bpf_fifo": what tc calls it */
 	const char *summary;
 	const void *(*elf_bytes)(size_t *sz);
+	/* A kind loaded from an object file (bpfqdisc load PATH): */
+	const char *path;	/* the file it came from; NULL: built in */
+	const void *elf;	/* its bytes, pinned as bq_object (objkind.c) */
+	size_t elf_sz;
+	bool plain;		/* a struct_ops Qdisc_ops without the framework */
 };
 
-extern const struct bq_kind bq_kinds[];
-extern const size_t bq_nkinds;
+/* The built-in kinds, then those loaded from files (bq_kinds_discover()). */
+extern struct bq_kind bq_kinds[];
+extern const size_t bq_nbuiltin;
+extern size_t bq_nkinds;
+#define BQ_MAX_LOADED	32
 
-/* NULL when unknown; accepts "fifo" and "bpf_fifo". */
+/* NULL when unknown; accepts "fifo" and "bpf_fifo". Discovers loaded kinds. */
 const struct bq_kind *bq_kind_find(const char *name);
+/* A built-in kind of that name, or NULL. */
+const struct bq_kind *bq_kind_builtin(const char *name);
+
+/* --- kinds loaded from object files (objkind.c) --- */
+/* The value of a kind's pinned bq_object map: this, then the object's bytes. */
+struct bq_object_hdr {
+	char path[256];
+};
+/* Adds the kinds pinned by earlier loads of files to bq_kinds (once). */
+void bq_kinds_discover(void);
+/* Adds kind bpf_NAME of object elf (sz bytes), loaded from path. NULL if full. */
+const struct bq_kind *bq_kinds_add(const char *name, const char *path, const void *elf,
+				   size_t sz, bool plain);
+/* The kind of the object file at path (objload.c), checked, in bq_kinds but
+ * not loaded; NULL with *exit_code set (said) if it cannot be one. */
+const struct bq_kind *bq_kind_from_file(const char *path, int *exit_code);
+/* Whether NAME suits bpf_NAME, a loaded kind: [a-z0-9_], fits a qdisc's id. */
+bool bq_kind_name_ok(const char *name);
+/* The kind's object: its bytes, *sz set. */
+const void *bq_kind_elf(const struct bq_kind *k, size_t *sz);
 /* "fifo, fq" into buf, for error messages. */
 const char *bq_kind_names(char *buf, size_t len);
 

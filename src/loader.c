@@ -91,7 +91,7 @@ static struct bpf_object *open_kind(const struct bq_kind *k)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, opts, .object_name = k->name);
 	size_t sz;
-	const void *bytes = k->elf_bytes(&sz);
+	const void *bytes = bq_kind_elf(k, &sz);
 	struct bpf_object *obj = bpf_object__open_mem(bytes, sz, &opts);
 
 	if (!obj)
@@ -364,6 +364,9 @@ static void tidy_locked(void)
 	for (size_t i = 0; i < bq_nkinds; i++) {
 		const struct bq_kind *k = &bq_kinds[i];
 
+		/* Left by a load of a file that died before its link. */
+		if (k->path && !bq_is_loaded(k) && !bq_has_state(k))
+			unpin_all(k);
 		if (!bq_has_state(k))
 			continue;
 		/* Kept by unload --force for qdiscs that are gone now. */
@@ -546,6 +549,88 @@ static int reuse_map(const struct bq_kind *k, struct bpf_map *m)
 	return err;
 }
 
+static int load_failed(const struct bq_kind *k, int err)
+{
+	bq_err("cannot load %s: %s (LIBBPF_LOG=1 shows libbpf's and the verifier's log)",
+	       k->kind, err == -E2BIG ? "a program is too large for the verifier" : strerror(-err));
+	return BQ_EXIT_FAIL;
+}
+
+/* Registers the kind's struct_ops: its link, or NULL (said). */
+static struct bpf_link *register_kind(const struct bq_kind *k, struct bpf_object *obj)
+{
+	struct bpf_map *ops = struct_ops_map(obj);
+	struct bpf_link *link = ops ? bpf_map__attach_struct_ops(ops) : NULL;
+
+	if (!link)
+		bq_err(errno == EEXIST ? "a qdisc kind %s is already registered by another loader"
+				       : "cannot register %s: %s", k->kind, strerror(errno));
+	return link;
+}
+
+/*
+ * A kind from a file keeps its object with its pins (objkind.c), frozen:
+ * what its tables say stays what was loaded, whatever becomes of the file.
+ */
+static int pin_object(const struct bq_kind *k)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, mo, .map_flags = BPF_F_RDONLY_PROG);
+	size_t sz = sizeof(struct bq_object_hdr) + k->elf_sz;
+	struct bq_object_hdr *h = calloc(1, sz);
+	char path[256];
+	__u32 zero = 0;
+	int fd, err;
+
+	if (!h)
+		return -ENOMEM;
+	snprintf(h->path, sizeof(h->path), "%s", k->path);
+	memcpy(h + 1, k->elf, k->elf_sz);
+	pin_path(path, sizeof(path), k, "bq_object");
+	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "bq_object", sizeof(zero), sz, 1, &mo);
+	err = fd < 0 || bpf_map_update_elem(fd, &zero, h, BPF_ANY) || bpf_map_freeze(fd) ||
+	      bpf_obj_pin(fd, path) ? -errno : 0;
+	if (fd >= 0)
+		close(fd);
+	free(h);
+	return err;
+}
+
+/*
+ * A kind without the framework: registered, its link pinned, nothing else.
+ * Its Qdisc_ops goes in a link whichever section it is in, so that the pin
+ * alone holds the registration.
+ */
+static int load_plain(const struct bq_kind *k)
+{
+	struct bpf_object *obj = open_kind(k);
+	struct bpf_map *ops = obj ? struct_ops_map(obj) : NULL;
+	struct bpf_link *link = NULL;
+	char path[256];
+	int err = BQ_EXIT_FAIL;
+
+	if (!ops || bpf_map__set_map_flags(ops, bpf_map__map_flags(ops) | BPF_F_LINK))
+		goto out;
+	err = bpf_object__load(obj);
+	if (err) {
+		err = load_failed(k, err);
+		goto out;
+	}
+	link = register_kind(k, obj);
+	if (!link) {
+		err = BQ_EXIT_FAIL;
+		goto out;
+	}
+	pin_path(path, sizeof(path), k, "link");
+	err = bpf_link__pin(link, path);
+	if (err)
+		bq_err("cannot pin %s under %s: %s", k->kind, BQ_PIN_ROOT, strerror(-err));
+	bpf_link__destroy(link);	/* the pin holds it now */
+	err = err ? BQ_EXIT_FAIL : 0;
+out:
+	bpf_object__close(obj);
+	return err;
+}
+
 static int load_and_register(const struct bq_kind *k, struct bpf_object *obj,
 			     const struct bq_load_opts *o)
 {
@@ -554,7 +639,6 @@ static int load_and_register(const struct bq_kind *k, struct bpf_object *obj,
 		.netns_slots = o->netns_slots,
 	};
 	struct bpf_link *link;
-	struct bpf_map *ops;
 	__u32 zero = 0;
 	int err;
 
@@ -571,11 +655,8 @@ static int load_and_register(const struct bq_kind *k, struct bpf_object *obj,
 	}
 	if (!err)
 		err = bpf_object__load(obj);
-	if (err) {
-		bq_err("cannot load %s: %s (LIBBPF_LOG=1 shows libbpf's and the verifier's log)",
-		       k->kind, err == -E2BIG ? "a program is too large for the verifier" : strerror(-err));
-		return BQ_EXIT_FAIL;
-	}
+	if (err)
+		return load_failed(k, err);
 	err = bpf_map_update_elem(bpf_map__fd(bpf_object__find_map_by_name(obj, "bq_defaults")),
 				  &zero, &o->defaults, BPF_ANY) ?:
 	      bpf_map_update_elem(bpf_map__fd(bpf_object__find_map_by_name(obj, "bq_config")),
@@ -584,14 +665,9 @@ static int load_and_register(const struct bq_kind *k, struct bpf_object *obj,
 		bq_err("cannot set the defaults of %s: %s", k->kind, strerror(errno));
 		return BQ_EXIT_FAIL;
 	}
-	ops = struct_ops_map(obj);
-	link = ops ? bpf_map__attach_struct_ops(ops) : NULL;
-	if (!link) {
-		err = -errno;
-		bq_err(err == -EEXIST ? "a qdisc kind %s is already registered by another loader"
-				      : "cannot register %s: %s", k->kind, strerror(-err));
+	link = register_kind(k, obj);
+	if (!link)
 		return BQ_EXIT_FAIL;
-	}
 	err = pin_all(k, obj, link);
 	bpf_link__destroy(link);	/* the pin holds it now */
 	if (err) {
@@ -631,9 +707,22 @@ static int load_locked(const struct bq_kind *k, struct bq_load_opts *o)
 		bq_err("%s", why);
 		return BQ_EXIT_FAIL;
 	}
+	/* First: a load that dies after it leaves what bq_tidy() finds. */
+	err = k->path ? pin_object(k) : 0;
+	if (err) {
+		bq_err("cannot keep the object of %s under %s: %s", k->kind, dir, strerror(-err));
+		rmdir(dir);
+		return BQ_EXIT_FAIL;
+	}
+	if (k->plain) {
+		err = load_plain(k);
+		if (err)
+			unpin_all(k);
+		return err;
+	}
 	obj = open_framework(k);
 	if (!obj) {
-		rmdir(dir);
+		unpin_all(k);
 		return BQ_EXIT_FAIL;
 	}
 	err = size_maps(k, obj, o, &big);
@@ -653,7 +742,9 @@ static int load_locked(const struct bq_kind *k, struct bq_load_opts *o)
 		err = load_and_register(k, obj, o);
 	}
 	bpf_object__close(obj);
-	if (err)
+	if (err && k->path)
+		unpin_all(k);	/* a kind from a file has no earlier load's state */
+	else if (err)
 		rmdir(dir);	/* made above; an earlier load's state keeps it */
 	return err;
 }
@@ -852,6 +943,35 @@ bool bq_instance_current(const struct bq_kind *k, const struct bq_instance *inst
 }
 
 /*
+ * A kind without the framework keeps no table of its qdiscs: those tc
+ * shows in this network namespace are what an unload can see.
+ */
+static int unload_plain(const struct bq_kind *k, bool force)
+{
+	struct bq_qdisc_info *q = NULL;
+	size_t n = 0, live = 0;
+	int err = bq_nl_qdisc_list(0, &q, &n);
+
+	for (size_t i = 0; i < n; i++)
+		live += !strcmp(q[i].kind, k->kind);
+	free(q);
+	if (err && !force) {
+		bq_err("cannot list this network namespace's qdiscs (%s), so cannot tell whether "
+		       "qdiscs of %s are live; repeat with --force to unload anyway", strerror(-err),
+		       k->kind);
+		return BQ_EXIT_FAIL;
+	}
+	if (live && !force) {
+		bq_err("%s has %zu live qdisc(s) in this network namespace: unloading stops new ones "
+		       "from being created, the live ones keep working until deleted; repeat with "
+		       "--force to do it", k->kind, live);
+		return BQ_EXIT_FAIL;
+	}
+	unpin_all(k);
+	return 0;
+}
+
+/*
  * Under the lock of the pins. A plain unload sets closing before it looks
  * for live qdiscs and keeps it until the maps are gone, so a tc qdisc add
  * meanwhile either is refused or is found here (bq_instance_create()).
@@ -871,6 +991,8 @@ static int unload_locked(const struct bq_kind *k, bool force)
 		       "set another default first, or repeat with --force", k->kind);
 		return BQ_EXIT_FAIL;
 	}
+	if (k->plain)
+		return unload_plain(k, force);
 	err = set_closing(k, true);
 	/* BPF's side of the barrier pair is the claim's compare-and-swap. */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);

@@ -9,10 +9,18 @@
 #include <string.h>
 #include "lib.h"
 
+const void *bq_kind_elf(const struct bq_kind *k, size_t *sz)
+{
+	if (!k->elf)
+		return k->elf_bytes(sz);
+	*sz = k->elf_sz;
+	return k->elf;
+}
+
 size_t bq_kind_table(const struct bq_kind *k, const char *sec, void *dst, size_t sz, size_t max)
 {
 	size_t objsz, len = 0, n;
-	const void *obj = k->elf_bytes(&objsz);
+	const void *obj = bq_kind_elf(k, &objsz);
 	/* A kind without the table has no section. */
 	const void *table = bq_elf_section(obj, objsz, sec, &len);
 
@@ -76,7 +84,7 @@ const struct bq_kind_meta *bq_kind_meta(const struct bq_kind *k)
 		return NULL;
 	if (cached[idx])
 		return m;
-	if (!bq_kind_framework_ok(k))
+	if (k->plain || !bq_kind_framework_ok(k))
 		return NULL;
 	m->nparams = bq_kind_table(k, ".rodata.bq_params", m->params, sizeof(m->params[0]),
 				   BQ_MAX_PARAMS);
@@ -102,6 +110,9 @@ int bq_kind_params(const struct bq_kind *k, struct bq_param_set *set)
 	const struct bq_kind_meta *m = bq_kind_meta(k);
 
 	memset(set, 0, sizeof(*set));
+	if (k->plain)
+		bq_err("%s has none of the bpfqdisc framework's tables (parameters, statistics, classes): "
+		       "a struct_ops qdisc without it, %s", k->kind, k->summary);
 	if (!m)
 		return -EINVAL;
 	set->desc = m->params;

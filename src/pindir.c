@@ -6,12 +6,15 @@
  * owner check guards the BPF object files hbm --object loads.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include "lib.h"
 #include "pindir.h"
 
 /* In a parent others may write, only the sticky bit stops them renaming it. */
@@ -67,4 +70,49 @@ int bq_check_owner(const char *path, const struct stat *st, char *why, size_t le
 		return -1;
 	}
 	return 0;
+}
+
+/* Sizes of the BPF object files read: hbm's own are ~20 KB, the qdiscs' < 1 MB. */
+#define MAX_OBJECT_BYTES	(16 << 20)
+
+/*
+ * A BPF object file (hbm --object, bpfqdisc load PATH) only our user (root)
+ * could have written. It is checked and read through one fd, so that no
+ * one swaps it in between; O_NONBLOCK keeps a FIFO from holding the open.
+ */
+int bq_read_object(const char *path, void **buf, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	char why[PATH_MAX + 128];
+	struct stat st;
+	ssize_t n = 0;
+
+	if (fd < 0 || fstat(fd, &st)) {
+		bq_err("cannot open BPF object %s: %s", path, strerror(errno));
+		goto usage;
+	}
+	if (!S_ISREG(st.st_mode) || st.st_size > MAX_OBJECT_BYTES) {
+		bq_err("refusing %s: not a regular file of at most %d bytes", path, MAX_OBJECT_BYTES);
+		goto usage;
+	}
+	if (bq_check_owner(path, &st, why, sizeof(why))) {
+		bq_err("%s", why);
+		goto usage;
+	}
+	*len = st.st_size;
+	*buf = malloc(*len ?: 1);
+	if (*buf)
+		n = read(fd, *buf, *len);
+	if (!*buf || n != (ssize_t)*len) {
+		bq_err("cannot read BPF object %s: %s", path, n < 0 ? strerror(errno) : "short read");
+		free(*buf);
+		close(fd);
+		return BQ_EXIT_FAIL;
+	}
+	close(fd);
+	return 0;
+usage:
+	if (fd >= 0)
+		close(fd);
+	return BQ_EXIT_USAGE;
 }

@@ -279,6 +279,9 @@ static int create(struct qdisc_req *r, bool replace)
 	char msg[256], now[BQ_KIND_LEN];
 	int err;
 
+	/* A kind without the framework has no defaults: say what it lacks. */
+	if (r->kind->plain && bq_kind_params(r->kind, &set))
+		return BQ_EXIT_FAIL;
 	if (bq_read_defaults(r->kind, &defaults)) {
 		bq_err("cannot read the defaults of %s: %s", r->kind->kind, strerror(errno));
 		return BQ_EXIT_FAIL;

@@ -6,8 +6,8 @@
 # namespace of its own: no header can come from it. The object must carry
 # the framework's tables and version. Also: `new` refuses bad input, and
 # the loader refuses objects built for another framework version
-# (bin/bpfqdisc_fwtest). Loading the object built here needs
-# `bpfqdisc load PATH` (issue 28, item 1), not there yet.
+# (bin/bpfqdisc_fwtest). The kernel test test_load_object loads such an
+# object (`bpfqdisc load PATH`), built by the Makefile the same way.
 # Needs no BPF qdisc kernel. One PASS/FAIL line per check.
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 D=$(mktemp -d)

@@ -189,7 +189,11 @@ cleanup_all() {
 		sleep 0.1
 	done
 	tc qdisc del dev lo root 2>/dev/null || true
-	for k in fifo fq hbm fq_codel; do "$BQ" unload "$k" --force >/dev/null 2>&1 || true; done
+	# And the kinds loaded from object files (bpfqdisc load PATH).
+	for k in fifo fq hbm fq_codel $(cd /sys/fs/bpf/bpfqdisc 2>/dev/null && ls -d */bq_object 2>/dev/null |
+					  cut -d/ -f1); do
+		"$BQ" unload "$k" --force >/dev/null 2>&1 || true
+	done
 	return 0
 }
 

@@ -415,51 +415,6 @@ static struct bpf_object *open_builtin(const char *name)
 	return bpf_object__open_mem(bytes, sz, &oo);
 }
 
-/* Sizes of the BPF object files --object reads: hbm's own are ~20 KB. */
-#define MAX_OBJECT_BYTES	(16 << 20)
-
-/*
- * --object: a file only our user (root) could have written. It is checked
- * and read through one fd, so that no one swaps it in between; O_NONBLOCK
- * keeps a FIFO from holding the open.
- */
-static int read_object(const char *path, void **buf, size_t *len)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-	char why[PATH_MAX + 128];
-	struct stat st;
-	ssize_t n = 0;
-
-	if (fd < 0 || fstat(fd, &st)) {
-		bq_err("cannot open BPF object %s: %s", path, strerror(errno));
-		goto usage;
-	}
-	if (!S_ISREG(st.st_mode) || st.st_size > MAX_OBJECT_BYTES) {
-		bq_err("refusing %s: not a regular file of at most %d bytes", path, MAX_OBJECT_BYTES);
-		goto usage;
-	}
-	if (bq_check_owner(path, &st, why, sizeof(why))) {
-		bq_err("%s", why);
-		goto usage;
-	}
-	*len = st.st_size;
-	*buf = malloc(*len ?: 1);
-	if (*buf)
-		n = read(fd, *buf, *len);
-	if (!*buf || n != (ssize_t)*len) {
-		bq_err("cannot read BPF object %s: %s", path, n < 0 ? strerror(errno) : "short read");
-		free(*buf);
-		close(fd);
-		return BQ_EXIT_FAIL;
-	}
-	close(fd);
-	return 0;
-usage:
-	if (fd >= 0)
-		close(fd);
-	return BQ_EXIT_USAGE;
-}
-
 /* --object FILE, or a built-in: the one named, else the one --edt picks. */
 static int open_object(struct run *r, struct opts *o)
 {
@@ -469,7 +424,7 @@ static int open_object(struct run *r, struct opts *o)
 	int err;
 
 	if (o->object) {
-		err = read_object(o->object, &r->obj_bytes, &len);
+		err = bq_read_object(o->object, &r->obj_bytes, &len);
 		if (err)
 			return err;
 		r->obj = bpf_object__open_mem(r->obj_bytes, len, &oo);

@@ -1,0 +1,39 @@
+# bpfqdisc load PATH with a struct_ops Qdisc_ops written without the
+# framework (selftests/bpf/plain_fifo.bpf.c, a minimal FIFO): registered,
+# its link and object pinned; tc makes a qdisc of it that carries traffic;
+# list shows it with tc's counters; the commands that need the framework's
+# tables say it has none; unload refuses while it is live, and then leaves
+# nothing pinned.
+. "$(dirname "$0")/lib.sh"
+PINS=/sys/fs/bpf/bpfqdisc
+W=$(mktemp -d)
+trap 'rm -rf "$W"' EXIT
+cp "$TOP/.output/plain_fifo.bpf.o" "$W/"
+cd "$W"
+
+expect_err 2 "bpf_plainfifo takes no options or parameters" "$BQ" load ./plain_fifo.bpf.o limit 5
+[ ! -e $PINS/plainfifo ] || fail "a refused load left $(ls $PINS/plainfifo)"
+expect "$BQ" load ./plain_fifo.bpf.o
+[ "$(ls $PINS/plainfifo | tr '\n' ' ')" = "bq_object link " ] || fail "pins: $(ls $PINS/plainfifo)"
+veth_pair
+quiet_va
+expect ip netns exec a tc qdisc replace dev va root bpf_plainfifo
+[ "$(qdisc_kind a va)" = bpf_plainfifo ] || fail "va has $(qdisc_kind a va)"
+ip netns exec a ping -q -c 5 -i 0.1 -W 2 $B >/dev/null || fail "ping through bpf_plainfifo"
+list=$("$BQ" -n a list)
+printf '%s\n' "$list" | grep -q "^bpf_plainfifo loaded     from $W/plain_fifo.bpf.o, without the framework" ||
+	fail "list: $list"
+sent=$(printf '%s\n' "$list" | grep -A1 '^  dev va handle' | sed -n 's/.*sent [0-9]* bytes \([0-9]*\) pkt dropped 0 .*/\1/p')
+[ "${sent:-0}" -ge 5 ] || fail "list shows no 5 packets sent on va: $list"
+
+none="bpf_plainfifo has none of the bpfqdisc framework's tables"
+expect_err 1 "$none" "$BQ" params plainfifo
+expect ip -n a link add d0 type dummy
+expect_err 1 "$none" "$BQ" -n a qdisc add dev d0 root bpf_plainfifo
+
+expect_err 1 "bpf_plainfifo has 1 live qdisc\(s\) in this network namespace" "$BQ" -n a unload plainfifo
+expect ip netns exec a tc qdisc del dev va root
+expect "$BQ" -n a unload plainfifo
+[ ! -e $PINS/plainfifo ] || fail "left pinned: $(ls $PINS/plainfifo)"
+ip netns exec a tc qdisc add dev va root bpf_plainfifo 2>/dev/null && fail "bpf_plainfifo still registered"
+true

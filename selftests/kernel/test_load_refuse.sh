@@ -1,0 +1,51 @@
+# bpfqdisc load PATH refuses, with one line and nothing left pinned: a file
+# not root's or writable by group or others, an object with two Qdisc_ops
+# maps, with no .id or one not bpf_NAME, named as a built-in or an already
+# loaded kind, built for another kernel's struct Qdisc_ops, or for another
+# framework major (.output/oot/fwnext.bpf.o, built like myq); and a kind
+# whose pins someone else may have written is not found. The objects
+# are selftests/bpf/plain_*.bpf.c, plain_fifo built wrong in one way each.
+. "$(dirname "$0")/lib.sh"
+PINS=/sys/fs/bpf/bpfqdisc
+W=$(mktemp -d)
+trap 'rm -rf "$W"' EXIT
+cp "$TOP"/.output/plain_*.bpf.o "$TOP/.output/oot/fwnext.bpf.o" "$W/"
+cd "$W"
+nothing_pinned() { [ -z "$(ls -A $PINS 2>/dev/null)" ] || fail "after $1: pinned $(ls -R $PINS)"; }
+refused() { # name code regex object
+	expect_err "$2" "$3" "$BQ" load "$4"
+	nothing_pinned "$1"
+	note "$1: $err"
+}
+
+expect chown 65534 plain_fifo.bpf.o
+refused not_root 2 "refusing \./plain_fifo\.bpf\.o: it is owned by uid 65534" ./plain_fifo.bpf.o
+expect chown 0 plain_fifo.bpf.o
+expect chmod g+w plain_fifo.bpf.o
+refused group_writable 2 "refusing \./plain_fifo\.bpf\.o: it is writable by group or others" ./plain_fifo.bpf.o
+expect chmod 0644 plain_fifo.bpf.o
+refused two_ops 1 "plain_twoops\.bpf\.o has 2 struct_ops maps of Qdisc_ops" ./plain_twoops.bpf.o
+refused no_id 1 "plain_noid\.bpf\.o: its Qdisc_ops has no \.id" ./plain_noid.bpf.o
+refused bad_id 1 'plain_badid\.bpf\.o: its Qdisc_ops \.id is "plainfifo": a loaded kind.s is bpf_NAME' \
+	./plain_badid.bpf.o
+refused builtin 1 "bpf_fifo is a built-in kind" ./plain_builtin.bpf.o
+refused other_btf 1 "built for another kernel's types: its struct Qdisc_ops sets bq_no_such_op" \
+	./plain_otherbtf.bpf.o
+fw=$("$BQ" --version | sed -n 's/.*(framework \([0-9]*\)\.[0-9]*)$/\1/p')
+refused framework 1 "bpf_fwnext was built for the bpfqdisc framework $((fw + 1))\.0; this bpfqdisc reads $fw\.0" \
+	./fwnext.bpf.o
+
+# The same kind twice: the second load is refused and the first stays.
+expect "$BQ" load ./plain_fifo.bpf.o
+cp plain_fifo.bpf.o again.o
+expect_err 1 "bpf_plainfifo is loaded already, from $W/plain_fifo\.bpf\.o: unload it first" "$BQ" load again.o
+[ "$(ls $PINS/plainfifo | tr '\n' ' ')" = "bq_object link " ] || fail "pins: $(ls $PINS/plainfifo)"
+# A kind's directory someone else owns (or may write) is no kind of ours.
+expect chown 65534 $PINS/plainfifo
+expect_err 2 "unknown qdisc 'plainfifo'" "$BQ" params plainfifo
+expect chown 0 $PINS/plainfifo
+expect chmod g+w $PINS/plainfifo/bq_object
+expect_err 2 "unknown qdisc 'plainfifo'" "$BQ" params plainfifo
+expect chmod g-w $PINS/plainfifo/bq_object
+expect "$BQ" unload plainfifo
+nothing_pinned unload
