@@ -25,7 +25,8 @@ static void usage(void)
 		"      Register qdisc kind bpf_KIND; it stays registered after bpfqdisc exits.\n"
 		"      PATH (with a / or ending in .o): a BPF object file of root's, built with\n"
 		"      the framework (pkg-config bpfqdisc) or a struct_ops Qdisc_ops alone; its\n"
-		"      kind is its .id, bpf_NAME, and then NAME works as a built-in one.\n"
+		"      kind is its .id, bpf_NAME, and then NAME works as a built-in one. One\n"
+		"      without the framework needs --unguarded: any user namespace may use it.\n"
 		"      PARAM VALUE pairs set the defaults new qdiscs of this kind start with.\n"
 		"      --max-instances: qdiscs of the kind at once (default %d, or as the\n"
 		"      earlier load whose live qdiscs keep its maps). --userns-slots: how many\n"
@@ -123,6 +124,22 @@ static bool is_object_path(const char *arg)
 	return strchr(arg, '/') || (n > 2 && !strcmp(arg + n - 2, ".o"));
 }
 
+/*
+ * A kind without the framework has no .init of ours: any user who can make
+ * a netns (on Debian, every local user) can create its qdiscs, with no
+ * --userns-slots and no slot limit. Root says so, with --unguarded, its
+ * only option.
+ */
+static bool plain_kind_allowed(const struct bq_kind *k, int argc, char **argv)
+{
+	if (argc == 3 && !strcmp(argv[2], "--unguarded"))
+		return true;
+	bq_err("%s has none of the bpfqdisc framework: every user namespace may create its "
+	       "qdiscs, without limit; load it with --unguarded (and nothing else) to allow that",
+	       k->kind);
+	return false;
+}
+
 static int cmd_load(int argc, char **argv)
 {
 	struct bq_load_opts o = { .ring_slots = BQ_DEFAULT_RING_SLOTS };
@@ -137,11 +154,10 @@ static int cmd_load(int argc, char **argv)
 		k = kind_arg(argc > 1 ? argv[1] : NULL);
 	if (!k)
 		return err;
-	if (k->plain && argc > 2) {
-		bq_err("%s takes no options or parameters: it has none of the bpfqdisc framework's "
-		       "tables", k->kind);
+	if (k->plain && !plain_kind_allowed(k, argc, argv))
 		return BQ_EXIT_USAGE;
-	}
+	if (k->plain)
+		argc = 2;
 	for (i = 2; i < argc && !strncmp(argv[i], "--", 2); i += 2) {
 		__u32 *dst = !strcmp(argv[i], "--max-instances") ? &o.max_instances :
 			     !strcmp(argv[i], "--ring-slots") ? &o.ring_slots :

@@ -11,9 +11,14 @@ trap 'rm -rf "$W"' EXIT
 cp "$TOP/.output/plain_fifo.bpf.o" "$W/"
 cd "$W"
 
-expect_err 2 "bpf_plainfifo takes no options or parameters" "$BQ" load ./plain_fifo.bpf.o limit 5
+# Without the framework's .init, any user namespace could create its
+# qdiscs: root must say --unguarded, and nothing else.
+unguarded="bpf_plainfifo has none of the bpfqdisc framework: every user namespace .*--unguarded"
+expect_err 2 "$unguarded" "$BQ" load ./plain_fifo.bpf.o
+expect_err 2 "$unguarded" "$BQ" load ./plain_fifo.bpf.o limit 5
+expect_err 2 "$unguarded" "$BQ" load ./plain_fifo.bpf.o --unguarded --max-instances 4
 [ ! -e $PINS/plainfifo ] || fail "a refused load left $(ls $PINS/plainfifo)"
-expect "$BQ" load ./plain_fifo.bpf.o
+expect "$BQ" load ./plain_fifo.bpf.o --unguarded
 [ "$(ls $PINS/plainfifo | tr '\n' ' ')" = "bq_object link " ] || fail "pins: $(ls $PINS/plainfifo)"
 veth_pair
 quiet_va

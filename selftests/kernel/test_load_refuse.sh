@@ -12,8 +12,8 @@ trap 'rm -rf "$W"' EXIT
 cp "$TOP"/.output/plain_*.bpf.o "$TOP/.output/oot/fwnext.bpf.o" "$W/"
 cd "$W"
 nothing_pinned() { [ -z "$(ls -A $PINS 2>/dev/null)" ] || fail "after $1: pinned $(ls -R $PINS)"; }
-refused() { # name code regex object
-	expect_err "$2" "$3" "$BQ" load "$4"
+refused() { # name code regex object [option]
+	expect_err "$2" "$3" "$BQ" load "$4" ${5:-}
 	nothing_pinned "$1"
 	note "$1: $err"
 }
@@ -30,15 +30,15 @@ refused bad_id 1 'plain_badid\.bpf\.o: its Qdisc_ops \.id is "plainfifo": a load
 	./plain_badid.bpf.o
 refused builtin 1 "bpf_fifo is a built-in kind" ./plain_builtin.bpf.o
 refused other_btf 1 "built for another kernel's types: its struct Qdisc_ops sets bq_no_such_op" \
-	./plain_otherbtf.bpf.o
+	./plain_otherbtf.bpf.o --unguarded
 fw=$("$BQ" --version | sed -n 's/.*(framework \([0-9]*\)\.[0-9]*)$/\1/p')
 refused framework 1 "bpf_fwnext was built for the bpfqdisc framework $((fw + 1))\.0; this bpfqdisc reads $fw\.0" \
 	./fwnext.bpf.o
 
 # The same kind twice: the second load is refused and the first stays.
-expect "$BQ" load ./plain_fifo.bpf.o
+expect "$BQ" load ./plain_fifo.bpf.o --unguarded
 cp plain_fifo.bpf.o again.o
-expect_err 1 "bpf_plainfifo is loaded already, from $W/plain_fifo\.bpf\.o: unload it first" "$BQ" load again.o
+expect_err 1 "bpf_plainfifo is loaded already, from $W/plain_fifo\.bpf\.o: unload it first" "$BQ" load again.o --unguarded
 [ "$(ls $PINS/plainfifo | tr '\n' ' ')" = "bq_object link " ] || fail "pins: $(ls $PINS/plainfifo)"
 # A kind's directory someone else owns (or may write) is no kind of ours.
 expect chown 65534 $PINS/plainfifo
