@@ -388,11 +388,10 @@ static __noinline u32 fq_classify(struct bq_instance *inst, struct fq_sched *q,
  * sch_fq's fast path (since 6.8): a packet due now, to a qdisc with
  * nothing else ready to go, skips the flow table. Not under maxrate, nor
  * for a non-TCP socket with SO_MAX_PACING_RATE: their flow's clock must
- * see every packet. A TCP socket we pace ourselves (FQ_CB_SKRATE) takes
- * it too, as under sch_fq, but not while any flow is throttled: its own
- * flow may be, and the packet would pass the ones queued there. What it
- * costs: a packet on the fast path is not paced, so a flow that drains
- * the qdisc may send a burst of up to 8 before its clock holds it again.
+ * see every packet. Nor for a socket we pace by its rate (FQ_CB_SKRATE,
+ * cubic) while that rate is finite: under sch_fq TCP stamps such a packet
+ * with its paced departure time, which the fast path refuses when it is
+ * later than now; our clock is the flow's, so every packet must reach it.
  */
 static __always_inline bool fq_fastpath_ok(const struct bq_instance *inst,
 					   const struct fq_sched *q, const struct fq_params *p,
@@ -404,10 +403,10 @@ static __always_inline bool fq_fastpath_ok(const struct bq_instance *inst,
 	if (sk && !orphan && sk->sk_protocol != IPPROTO_TCP &&
 	    sk->sk_max_pacing_rate != ~0UL)
 		return false;
+	if (sk && (cb & FQ_CB_SKRATE) && sk->sk_pacing_rate != ~0UL)
+		return false;
 	if (!sch->q.qlen)
 		return true;
-	if (cb & FQ_CB_SKRATE && inst->cnt.x[X_THROTTLED])
-		return false;
 	return inst->cnt.x[X_FLOWS] == inst->cnt.x[X_INACTIVE] + inst->cnt.x[X_THROTTLED] &&
 	       q->internal.len < 8 && q->time_next_delayed_flow > now;
 }
