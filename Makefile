@@ -242,10 +242,11 @@ uninstall:
 HBM_SRCS := $(wildcard src/hbm/*.c)
 all: $(BIN)/hbm
 $(OUTPUT)/hbm.bpf.o $(OUTPUT)/hbm_cg.bpf.o $(OUTPUT)/hbm_cg_edt.bpf.o: include/hbm.h bpf/hbm_cg.bpf.h bpf/hbm_edt.bpf.h include/hbm_verdict.h
-# It shares the pin directory check (src/pindir.c) and src/sys.c with bpfqdisc.
-$(BIN)/hbm: $(HBM_SRCS) src/sys.c src/lib.h src/pindir.c src/pindir.h src/hbm/hbm_tool.h include/hbm.h $(OUTPUT)/hbm_cg.skel.h $(OUTPUT)/hbm_cg_edt.skel.h | $(BIN) check-deps
+# It shares the pin directory check (src/pindir.c), src/sys.c and the
+# writer of outside strings (src/json.c) with bpfqdisc.
+$(BIN)/hbm: $(HBM_SRCS) src/sys.c src/json.c src/lib.h src/pindir.c src/pindir.h src/hbm/hbm_tool.h include/hbm.h $(OUTPUT)/hbm_cg.skel.h $(OUTPUT)/hbm_cg_edt.skel.h | $(BIN) check-deps
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) -Isrc -Isrc/hbm $(HBM_SRCS) src/sys.c src/pindir.c $(LDLIBS) -o $@
+	$(Q)$(CC) $(CFLAGS) -Isrc -Isrc/hbm $(HBM_SRCS) src/sys.c src/json.c src/pindir.c $(LDLIBS) -o $@
 # Harnesses that compile a CLI's source in (its parsers are static).
 $(BIN)/fuzz_hbm: $(HBM_SRCS) src/hbm/hbm_tool.h include/hbm.h $(OUTPUT)/hbm_cg.skel.h $(OUTPUT)/hbm_cg_edt.skel.h
 # Its fields are those of the registry's kinds with classes: the loader

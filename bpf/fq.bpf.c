@@ -342,6 +342,10 @@ static __noinline void fq_gc(struct bq_instance *inst, struct fq_sched *q, u32 a
 /*
  * A free flow entry: from the free list, never used ones, or, with
  * flows_max flows (or the table, --ring-slots - 1, full), an idle flow.
+ * That one is reused whatever its pacing clock: were an entry kept for a
+ * clock still ahead, sockets with a low pacing rate could hold the table
+ * with a packet a second each, and everyone else's new flows would be
+ * dropped. Its socket then starts afresh, as a new socket would (docs/fq.md).
  */
 static __always_inline u32 fq_flow_alloc(struct bq_instance *inst, struct fq_sched *q,
 					 u64 flows_max, u64 now)
@@ -746,6 +750,42 @@ static __noinline u32 fq_pick(struct bq_instance *inst, struct fq_sched *q,
 	return FQ_AGAIN;
 }
 
+/*
+ * qdisc change lowered limit, and cannot touch a packet: the excess goes
+ * at the next dequeue, as fq_change drops it at once, through dequeue:
+ * what would leave next, each flow charged for its turn, and none of the
+ * throttled flows' packets, which fq_change keeps too.
+ */
+static __noinline void fq_trim(struct Qdisc *sch, struct bq_instance *inst, struct fq_sched *q,
+			       const struct fq_params *p, u64 now)
+{
+	struct sk_buff *skb;
+	struct fq_flow *f;
+	u32 i, idx, plen;
+	u64 due;
+
+	bpf_for(i, 0, bq_ring_slots) {
+		if (sch->q.qlen <= p->limit)
+			break;
+		idx = fq_pick(inst, q, p, now, &due);
+		f = idx && idx != FQ_AGAIN ? fq_flow(inst, idx) : NULL;
+		if (!f)
+			break;
+		skb = bq_skbq_pop(inst, &q->pool, &f->q);
+		if (!skb)
+			break;
+		fq_band_left(q, skb);
+		if (!f->q.len) {
+			inst->cnt.x[X_INACTIVE]++;
+			f->age = fq_age_now(now);
+		}
+		plen = bq_pkt_len(skb);
+		f->credit -= plen;
+		fq_band(q, q->band_nr)->credit -= plen;
+		bq_drop_queued(sch, inst, skb, BQ_DROP_OVERLIMIT);
+	}
+}
+
 BQ_DEQUEUE(fq)
 {
 	u64 now, rate, len, due = 0;
@@ -774,6 +814,8 @@ BQ_DEQUEUE(fq)
 	now = bpf_ktime_get_ns();
 	if (q->time_next_delayed_flow <= now)
 		fq_unthrottle(inst, q, now);
+	if (sch->q.qlen > p->limit)
+		fq_trim(sch, inst, q, p, now);
 	idx = fq_pick(inst, q, p, now, &due);
 	if (idx == FQ_AGAIN) {
 		/* sch_fq's search has no bound: ours resumes at once. */

@@ -333,6 +333,21 @@ static __noinline u32 fqc_drop_batch(struct Qdisc *sch, struct bq_instance *inst
 	return fat;
 }
 
+/* One batch of fqc_drop_batch, counted as the overflow's; its bucket. */
+static __noinline u32 fqc_overflow(struct Qdisc *sch, struct bq_instance *inst,
+				   struct fqc_sched *q, const struct fqc_params *p)
+{
+	bool memory_limited = q->memory_usage > p->memory_limit;
+	u32 dropped = sch->q.qlen, fat;
+
+	fat = fqc_drop_batch(sch, inst, q, p);
+	dropped -= sch->q.qlen;
+	inst->cnt.x[X_DROP_OVERLIMIT] += dropped;
+	if (memory_limited)
+		inst->cnt.x[X_DROP_OVERMEMORY] += dropped;
+	return fat;
+}
+
 /* sch_fq_codel's quantum and CoDel's mtu: psched_mtu, MTU plus link header. */
 static __noinline void fqc_auto(struct Qdisc *sch, struct fqc_sched *q, struct fqc_params *p)
 {
@@ -351,8 +366,7 @@ BQ_ENQUEUE(fq_codel)
 	const struct fqc_params *p;
 	struct bq_instance *inst;
 	struct fqc_sched *q = bq_enter(sch, &inst, &p);
-	u32 idx, nflows, len, truesize, dropped;
-	bool memory_limited;
+	u32 idx, nflows, len, truesize;
 	struct fqc_flow *f;
 	int ret;
 
@@ -390,17 +404,9 @@ BQ_ENQUEUE(fq_codel)
 	}
 	q->memory_usage += truesize;
 	inst->cnt.x[X_MEMORY_USED] = q->memory_usage;
-	memory_limited = q->memory_usage > p->memory_limit;
-	if (sch->q.qlen <= p->limit && !memory_limited)
+	if (sch->q.qlen <= p->limit && q->memory_usage <= p->memory_limit)
 		return NET_XMIT_SUCCESS;
-
-	dropped = sch->q.qlen;
-	ret = fqc_drop_batch(sch, inst, q, p) == idx ? NET_XMIT_CN : NET_XMIT_SUCCESS;
-	dropped -= sch->q.qlen;
-	inst->cnt.x[X_DROP_OVERLIMIT] += dropped;
-	if (memory_limited)
-		inst->cnt.x[X_DROP_OVERMEMORY] += dropped;
-	return ret;
+	return fqc_overflow(sch, inst, q, p) == idx ? NET_XMIT_CN : NET_XMIT_SUCCESS;
 }
 
 /* --- dequeue ------------------------------------------------------------- */
@@ -465,6 +471,17 @@ BQ_DEQUEUE(fq_codel)
 	 */
 	if (!q->new_flows.head && !q->old_flows.head)
 		return NULL;
+	/*
+	 * qdisc change lowered limit, and cannot touch a packet: the excess
+	 * goes here, where sch_fq_codel's change drops it at once. In batches
+	 * from the fattest bucket, as at enqueue. Not for memory_limit: a
+	 * batch at enqueue may leave the queue above it, and sch_fq_codel's
+	 * dequeue leaves it so too.
+	 */
+	bpf_for(i, 0, BQ_DEFAULT_RING_SLOTS) {
+		if (sch->q.qlen <= p->limit || !fqc_overflow(sch, inst, q, p))
+			break;
+	}
 	now = bpf_ktime_get_ns();
 	bpf_for(i, 0, FQC_TURNS_MAX) {
 		idx = fqc_turn(sch, inst, q, p, now);

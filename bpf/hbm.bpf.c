@@ -19,6 +19,19 @@
  * and the parameter, without one it shares aggregate 1 (key 0's), at the
  * parameter.
  *
+ * Who picks the key. A cgroup is the admin's (a process moves only where it
+ * may write cgroup.procs), a mark needs CAP_NET_RAW or CAP_NET_ADMIN, but
+ * any sender sets its priority (SO_PRIORITY 0-6, IP_TOS). With the
+ * shared_default parameter a key without a class is key 0 (agg_key): a
+ * sender that leaves its class shares one aggregate with every other
+ * unclassed one, rather than getting the rate parameter, 0 by default,
+ * for each key it picks.
+ *
+ * The limit parameter counts the packets of every aggregate: an aggregate
+ * of small packets stays under its horizon for thousands of them. So each
+ * aggregate holds at most agg_limit (drop reason agg_limit), as fq's
+ * flow_limit caps a flow.
+ *
  * Pacing, per aggregate, as the cgroup EDT program does: a departure clock
  * that each packet moves by len / rate, with len in IP bytes (include/hbm.h:
  * each GSO segment's headers counted, the link-layer header not). An idle
@@ -111,12 +124,16 @@ struct hbm_params {
 	__u64 rate;		/* bytes per second of an aggregate without a class */
 	__u64 classify;		/* enum bq_class_by: what names an aggregate */
 	__u64 limit;		/* packets */
+	__u64 agg_limit;	/* packets of one aggregate */
+	__u64 shared_default;	/* keys without a class share key 0's aggregate */
 };
 
 BQ_PARAMS(struct hbm_params,
 	BQ_PARAM(rate, BQ_UNIT_RATE, 0, 0, HBM_MAX_RATE),	/* 0: not limited */
 	BQ_PARAM(classify, BQ_UNIT_COUNT, BQ_BY_CGROUP, BQ_BY_CGROUP, BQ_BY_PRIORITY),
 	BQ_PARAM(limit, BQ_UNIT_COUNT, 10000, 1, 1 << 24),
+	BQ_PARAM(agg_limit, BQ_UNIT_COUNT, 1000, 1, 1 << 24),
+	BQ_PARAM(shared_default, BQ_UNIT_BOOL, 0, 0, 1),
 );
 
 enum { X_RATE, X_MARKED, X_DROPPED, X_CE, X_EXEMPT, X_AGGS, X_OVERFLOW, X_AGED };
@@ -132,10 +149,11 @@ BQ_XSTATS(
 	{ "aggs_aged", BQ_COUNTER },		/* idle aggregates reused */
 );
 
-enum { HBM_DROP_HORIZON = BQ_DROP_KIND };
+enum { HBM_DROP_HORIZON = BQ_DROP_KIND, HBM_DROP_AGG_LIMIT };
 
 BQ_DROP_REASONS(
 	{ "horizon" },		/* departure beyond the drop horizon */
+	{ "agg_limit" },	/* its aggregate holds agg_limit packets */
 );
 
 /* Per instance. */
@@ -159,7 +177,7 @@ struct hbm_agg_info {
 	__u64 clock;		/* departure clock, ns (CLOCK_MONOTONIC) */
 	__u64 mark_ns;		/* the mark threshold at that rate */
 	__u64 pkts, bytes;	/* accepted: skbs, IP bytes */
-	__u64 drops;		/* beyond the drop horizon */
+	__u64 drops;		/* beyond the drop horizon, or over agg_limit */
 	__u64 marks;		/* beyond the mark threshold */
 	__u64 ce;		/* CE set by the companion marker */
 };
@@ -183,9 +201,14 @@ struct hbm_agg {
 
 BQ_STATE(struct hbm_sched);
 
-/* Aggregates, their key table's buckets and classes: HBM_AGGS per instance. */
+/*
+ * Aggregates, their key table's buckets and classes: HBM_AGGS per instance.
+ * The buckets are pinned too, so that a later load shares them: hbm_mark
+ * on a device serves the qdiscs of every load there (mq children made
+ * before and after systemctl restart).
+ */
 BQ_SLOT_MAP(hbm_aggs, BPF_MAP_TYPE_ARRAY, u32, struct hbm_agg, HBM_AGGS, BQ_MAP_PIN);
-BQ_SLOT_MAP(hbm_agg_buckets, BPF_MAP_TYPE_ARRAY, u32, __u32, HBM_AGGS, 0);
+BQ_SLOT_MAP(hbm_agg_buckets, BPF_MAP_TYPE_ARRAY, u32, __u32, HBM_AGGS, BQ_MAP_PIN);
 BQ_CLASSES(hbm_classes, struct hbm_class, HBM_AGGS, BQ_CLASS_BY_PARAM(classify),
 	BQ_CLASS_FIELD(rate, BQ_UNIT_RATE, 1, HBM_MAX_RATE, "rate", "unlimited"),
 );
@@ -240,9 +263,9 @@ static __always_inline u64 cgroup_key(const struct bq_instance *inst, struct soc
 	return key;
 }
 
-/* The aggregate key; the same function serves the qdisc and hbm_mark. */
-static __always_inline u64 agg_key(const struct bq_instance *inst, struct sk_buff *skb,
-				   u64 classify)
+/* The key the packet names itself by: its cgroup's, its mark or its priority. */
+static __always_inline u64 sender_key(const struct bq_instance *inst, struct sk_buff *skb,
+				      u64 classify)
 {
 	struct sock *sk;
 
@@ -254,6 +277,21 @@ static __always_inline u64 agg_key(const struct bq_instance *inst, struct sk_buf
 	if (!sk || !full_sock(sk))
 		return 0;
 	return cgroup_key(inst, sk);
+}
+
+/*
+ * The aggregate key; the same function serves the qdisc and hbm_mark. With
+ * shared_default, a key without a class is key 0: a sender that picks its
+ * own key (a priority) gets no more than the unclassed traffic's one rate.
+ */
+static __always_inline u64 agg_key(const struct bq_instance *inst, struct sk_buff *skb,
+				   const struct hbm_params *p)
+{
+	u64 key = sender_key(inst, skb, p->classify);
+
+	if (p->shared_default && key && !bq_class(inst, key))
+		return 0;
+	return key;
 }
 
 /*
@@ -540,11 +578,16 @@ BQ_ENQUEUE(hbm)
 	if (sch->q.qlen >= p->limit)
 		return bq_drop(sch, inst, skb, to_free, BQ_DROP_OVERLIMIT);
 	now = bpf_ktime_get_ns();
-	key = agg_key(inst, skb, p->classify);
+	key = agg_key(inst, skb, p);
 	idx = agg_find(inst, q, key, now);
 	a = agg_at(inst, idx);
 	if (!a)
 		return bq_drop(sch, inst, skb, to_free, BQ_DROP_NOMEM);
+	/* The limit is shared: no aggregate may hold all of it. */
+	if (a->qlen >= p->agg_limit) {
+		a->info.drops++;
+		return bq_drop(sch, inst, skb, to_free, HBM_DROP_AGG_LIMIT);
+	}
 
 	len = ip_len(skb);
 	if (!agg_schedule(inst, a, skb, len, agg_rate(inst, p, idx, key), now, &send, &next)) {
@@ -731,7 +774,7 @@ int hbm_mark(struct __sk_buff *ctx)
 
 	if (!p)
 		return TC_ACT_OK;
-	idx = agg_tab_find(inst, agg_key(inst, skb, p->classify));
+	idx = agg_tab_find(inst, agg_key(inst, skb, p));
 	a = idx ? agg_at(inst, idx) : NULL;
 	if (!a || !a->info.rate ||
 	    (s64)(a->info.clock - bpf_ktime_get_ns()) <= (s64)a->info.mark_ns)

@@ -54,7 +54,7 @@
  *
  * Traffic over lo is exempt unless HBM_F_LOOPBACK; HBM_F_NO_CN never
  * returns CN. The rate is read from hbm_config on every packet, so user
- * space can change it live (hbm -w).
+ * space can change it live (hbm -w, include/hbm.h).
  */
 #include "hbm_cg.bpf.h"
 #include "hbm_edt.bpf.h"	/* HBM_INITIAL_QUANTUM */
@@ -199,16 +199,17 @@ int hbm_credit(struct __sk_buff *skb)
 	struct hbm_result r = {};
 	struct hbm_pkt p = {};
 	struct hbm_vqueue *q;
+	__u64 now, rate;
 	__s64 credit;
-	__u64 now;
 
 	if (!hbm_begin(skb, &cfg, &q, &p))
 		return HBM_PASS;
 	now = bpf_ktime_get_ns();
-	credit = vqueue_take(q, now, cfg->rate, p.len);
-	if (q->rate_seen != cfg->rate) {
-		hbm_debug(cfg, "rate %llu bytes/s", cfg->rate);
-		q->rate_seen = cfg->rate;
+	rate = hbm_rate_at(cfg, now);
+	credit = vqueue_take(q, now, rate, p.len);
+	if (q->rate_seen != rate) {
+		hbm_debug(cfg, "rate %llu bytes/s", rate);
+		q->rate_seen = rate;
 	}
 
 	r.turn = in_turn(skb, &p);

@@ -82,7 +82,8 @@
  *
  * A dropped packet gives its time back to the clock. Traffic over lo is
  * exempt unless HBM_F_LOOPBACK; HBM_F_NO_CN never returns CN. The rate is
- * read from hbm_config on every packet (hbm -w changes it live).
+ * read from hbm_config on every packet (hbm -w changes it live,
+ * include/hbm.h).
  */
 #include "hbm_cg.bpf.h"
 #include "hbm_edt.bpf.h"
@@ -224,21 +225,22 @@ int hbm_edt(struct __sk_buff *skb)
 	struct hbm_rules rules;
 	struct hbm_pkt p = {};
 	struct hbm_vqueue *q;
-	__u64 now, send, depart, tx_ns;
+	__u64 now, rate, send, depart, tx_ns;
 	__s64 ahead;
 
 	if (!hbm_begin(skb, &cfg, &q, &p))
 		return HBM_PASS;
 	now = bpf_ktime_get_ns();
-	hbm_get_thresholds(&t, cfg->rate);
-	tx_ns = hbm_tx_time_ns(p.len, cfg->rate);
+	rate = hbm_rate_at(cfg, now);
+	hbm_get_thresholds(&t, rate);
+	tx_ns = hbm_tx_time_ns(p.len, rate);
 	send = clock_take(q, now, tx_ns, t.burst);
 	/* A packet in its turn is judged by when it leaves, not by the clock. */
 	depart = departure(skb, q, &p, now, send, tx_ns, &t);
 	ahead = (__s64)(depart - now);
-	if (q->rate_seen != cfg->rate) {
-		hbm_debug(cfg, "rate %llu bytes/s", cfg->rate);
-		q->rate_seen = cfg->rate;
+	if (q->rate_seen != rate) {
+		hbm_debug(cfg, "rate %llu bytes/s", rate);
+		q->rate_seen = rate;
 	}
 
 	hbm_edt_rules(&rules, &t);

@@ -15,6 +15,7 @@
  *                        instead of the defaults, so no packet sees the
  *                        defaults, unless they expired (their writer died)
  *   bq_defaults   ARRAY  [0] -> struct bq_params an instance starts with
+ *   bq_config     ARRAY  [0] -> struct bq_config: which qdiscs .init admits
  *   bq_slot_locks ARRAY  slot -> the lock under which .init fills in a new
  *                        instance and bq_change (below) changes the
  *                        parameters of the one it was asked for
@@ -115,7 +116,8 @@ struct bq_xstat_desc {
  * A map with a region of per_slot entries per instance slot, declared with
  * BQ_SLOT_MAP(); the entries land in .rodata.bq_maps. The loader sizes it
  * max_instances * per_slot entries (* ring_slots for BQ_PER_RING) and pins
- * it if flags has BQ_MAP_PIN (user space reads it).
+ * it if flags has BQ_MAP_PIN (user space reads it, or a later load's
+ * programs must share it with the live qdiscs of this one).
  */
 #define BQ_PER_RING		0
 #define BQ_MAP_PIN		1
@@ -232,9 +234,29 @@ struct bq_instance {
 	/* Cold: who this is, for user space. */
 	struct bq_where where;
 	__u32 handle;
-	__u32 pad2;
+	__u32 userns;		/* 1: its netns's owner is not the initial user namespace */
 	__u64 created_ns;	/* CLOCK_MONOTONIC */
 };
+
+/*
+ * What .init checks before it keeps the slot it claimed. Any local user
+ * can make a user namespace and a netns in it (Debian allows it), and tc
+ * qdisc add there runs .init: such qdiscs may hold at most userns_slots
+ * slots (bpfqdisc load --userns-slots; 0 refuses them), so that the rest
+ * stay for the initial user namespace, root's. A container given
+ * CAP_NET_ADMIN in a netns of its own is in the initial user namespace:
+ * netns_slots (--netns-slots; 0: no cap) bounds what each netns but the
+ * initial one may hold. closing is 1 while bq_unload looks for live
+ * qdiscs before it unpins the kind.
+ */
+struct bq_config {
+	__u32 userns_slots;
+	__u32 closing;
+	__u32 netns_slots;
+	__u32 pad;
+};
+/* The initial netns's inode number (PROC_NET_INIT_INO), fixed by the kernel. */
+#define BQ_INIT_NET_INUM	0xEFFFFFF9U
 
 /* The framework's part of a bq_slots value; the kind's state follows. */
 struct bq_slot {

@@ -3,10 +3,10 @@
  * Host Bandwidth Manager (HBM): what the cgroup egress programs
  * (bpf/hbm_cg.bpf.c, bpf/hbm_cg_edt.bpf.c) and the hbm tool (src/hbm/) share.
  *
- * Maps of every HBM object, found by name so that `hbm PROG.o` can load an
- * object built elsewhere with the same layout:
+ * Maps of every HBM object, found by name so that `hbm --object PROG.o` can
+ * load an object built elsewhere with the same layout:
  *   hbm_config  ARRAY, 1 entry    struct hbm_config: rate and flags, written
- *                                 by user space, live (-w changes the rate)
+ *                                 by user space, live (-w leases raises)
  *   hbm_stats   PERCPU_ARRAY, 1   struct hbm_stats: per-CPU counters, summed
  *                                 by user space
  *   hbm_queue   CGROUP_STORAGE    struct hbm_vqueue: the virtual queue of
@@ -35,11 +35,30 @@
 #define HBM_MIN_RATE_MBPS	1
 #define HBM_MAX_RATE_MBPS	100000	/* 100 Gbit/s */
 
+/*
+ * The rate in force is lease_rate until lease_end, then rate, the floor.
+ * A raise (hbm -w) is a lease that hbm renews while it runs, so that it
+ * ends with hbm however hbm ends, while the floor outlives it (--keep).
+ */
 struct hbm_config {
 	__u64 rate;		/* IP bytes per second; 0 = not configured yet */
 	__u32 flags;		/* HBM_F_* */
 	__u32 pad;
+	__u64 lease_rate;	/* IP bytes per second, if above rate */
+	__u64 lease_end;	/* ns, bpf_ktime_get_ns() (CLOCK_MONOTONIC) */
 };
+
+/*
+ * The rate in force at now_ns. A lease only raises: the floor also holds
+ * when the program reads a config that user space is rewriting half old,
+ * half new (the map's value is copied without a lock).
+ */
+static inline __u64 hbm_rate_at(const struct hbm_config *cfg, __u64 now_ns)
+{
+	__u64 raised = cfg->lease_rate;
+
+	return now_ns < cfg->lease_end && raised > cfg->rate ? raised : cfg->rate;
+}
 
 /* Return values of a cgroup skb egress program: bit 0 = pass, bit 1 = CN. */
 enum hbm_verdict {

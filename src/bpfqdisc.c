@@ -20,9 +20,16 @@ static void usage(void)
 		"\n"
 		"  -n NETNS  work on devices of network namespace NETNS (as ip -n)\n"
 		"\n"
-		"  load KIND [--max-instances N] [--ring-slots N] [PARAM VALUE]...\n"
+		"  load KIND [--max-instances N] [--ring-slots N] [--userns-slots N] [--netns-slots N]\n"
+		"       [PARAM VALUE]...\n"
 		"      Register qdisc kind bpf_KIND; it stays registered after bpfqdisc exits.\n"
 		"      PARAM VALUE pairs set the defaults new qdiscs of this kind start with.\n"
+		"      --max-instances: qdiscs of the kind at once (default %d, or as the\n"
+		"      earlier load whose live qdiscs keep its maps). --userns-slots: how many\n"
+		"      of them may be in network namespaces of user namespaces other than the\n"
+		"      initial one, which any user can make (default 0: none). --netns-slots:\n"
+		"      how many each network namespace but the initial one may hold, such as a\n"
+		"      container's with CAP_NET_ADMIN (default 0: no cap).\n"
 		"  unload KIND [--force]\n"
 		"      Unregister bpf_KIND. Refuses while qdiscs of the kind are live unless\n"
 		"      --force; live ones keep working until deleted.\n"
@@ -62,7 +69,7 @@ static void usage(void)
 		"  bpfqdisc class add dev eth0 cgroup /hbm1 rate 100mbit\n"
 		"  bpfqdisc stats -j\n"
 		"  bpfqdisc unload fifo --force\n",
-		bq_kind_names(names, sizeof(names)));
+		BQ_DEFAULT_MAX_INSTANCES, bq_kind_names(names, sizeof(names)));
 }
 
 static const struct bq_kind *kind_arg(const char *name)
@@ -86,13 +93,13 @@ static int prepare(enum bq_need need)
 	return err;
 }
 
-static int parse_u32(const char *opt, const char *text, __u32 *out)
+static int parse_u32(const char *opt, const char *text, __u32 min, __u32 *out)
 {
 	const char *why;
 	__u64 v;
 
-	if (bq_parse_value(BQ_UNIT_COUNT, text, &v, &why) || !v || v > (1u << 24)) {
-		bq_err("bad value '%s' for %s: expected 1..%u", text, opt, 1u << 24);
+	if (bq_parse_value(BQ_UNIT_COUNT, text, &v, &why) || v < min || v > (1u << 24)) {
+		bq_err("bad value '%s' for %s: expected %u..%u", text, opt, min, 1u << 24);
 		return BQ_EXIT_USAGE;
 	}
 	*out = v;
@@ -101,19 +108,19 @@ static int parse_u32(const char *opt, const char *text, __u32 *out)
 
 static int cmd_load(int argc, char **argv)
 {
-	struct bq_load_opts o = {
-		.max_instances = BQ_DEFAULT_MAX_INSTANCES,
-		.ring_slots = BQ_DEFAULT_RING_SLOTS,
-	};
+	struct bq_load_opts o = { .ring_slots = BQ_DEFAULT_RING_SLOTS };
 	const struct bq_kind *k = kind_arg(argc > 1 ? argv[1] : NULL);
 	struct bq_param_set set;
+	__u32 sized;
 	int i, err;
 
 	if (!k)
 		return BQ_EXIT_USAGE;
 	for (i = 2; i < argc && !strncmp(argv[i], "--", 2); i += 2) {
 		__u32 *dst = !strcmp(argv[i], "--max-instances") ? &o.max_instances :
-			     !strcmp(argv[i], "--ring-slots") ? &o.ring_slots : NULL;
+			     !strcmp(argv[i], "--ring-slots") ? &o.ring_slots :
+			     !strcmp(argv[i], "--userns-slots") ? &o.userns_slots :
+			     !strcmp(argv[i], "--netns-slots") ? &o.netns_slots : NULL;
 
 		if (!dst) {
 			bq_err("unknown option '%s'", argv[i]);
@@ -123,7 +130,8 @@ static int cmd_load(int argc, char **argv)
 			bq_err("%s needs a value", argv[i]);
 			return BQ_EXIT_USAGE;
 		}
-		err = parse_u32(argv[i], argv[i + 1], dst);
+		err = parse_u32(argv[i], argv[i + 1],
+				dst != &o.userns_slots && dst != &o.netns_slots, dst);
 		if (err)
 			return err;
 	}
@@ -143,8 +151,12 @@ static int cmd_load(int argc, char **argv)
 	if (err)
 		return err;
 	o.defaults = set.val;
+	sized = o.max_instances;
 	err = prepare(BQ_NEED_LOAD) ?: bq_load(k, &o);
-	if (!err)
+	if (!err && !sized && o.max_instances != BQ_DEFAULT_MAX_INSTANCES)
+		printf("loaded %s with --max-instances %u, as its earlier load, whose live qdiscs "
+		       "share its maps\n", k->kind, o.max_instances);
+	else if (!err)
 		printf("loaded %s\n", k->kind);
 	return err;
 }
@@ -214,19 +226,21 @@ static void print_instance(const struct bq_kind *k, const struct bq_param_set *s
 {
 	const struct bq_instance *q = &ii->inst;
 	struct bq_params params;
-	char dev[IF_NAMESIZE];
+	char dev[IF_NAMESIZE], shown[BQ_TEXT_LEN(IF_NAMESIZE)];
 	__u64 drops = 0;
 	__u32 qlen;
 
 	for (int i = 0; i < BQ_MAX_DROPS; i++)
 		drops += q->cnt.drops[i];
 	if (q->where.netns_cookie == our_netns && if_indextoname(q->where.ifindex, dev))
-		printf("  dev %s", dev);
+		printf("  dev %s", bq_text_str(dev, shown, sizeof(shown)));
 	else
 		printf("  ifindex %u netns %llu", q->where.ifindex,
 		       (unsigned long long)q->where.netns_cookie);
 	print_handle("handle", q->handle);
 	print_handle("parent", q->where.parent);
+	if (q->userns)
+		printf(" userns");
 	if (!bq_read_params(k, q->slot, &params))
 		print_params(set, &params);
 	printf("\n    enqueued %llu dequeued %llu (%llu bytes) dropped %llu",
@@ -234,6 +248,29 @@ static void print_instance(const struct bq_kind *k, const struct bq_param_set *s
 	       (unsigned long long)q->cnt.dequeued_bytes, (unsigned long long)drops);
 	if (kernel_qlen(q, our_netns, &qlen))
 		printf(" qlen %u", qlen);
+	printf("\n");
+}
+
+/*
+ * "4 slots, 2 for user namespaces (1 held), at most 2 per network namespace
+ * but the initial one": what load --userns-slots and --netns-slots set.
+ */
+static void print_slots(const struct bq_kind *k, const struct bq_instance_info *v, size_t n)
+{
+	struct bq_config c;
+	size_t held = 0;
+
+	if (bq_read_config(k, &c))
+		return;
+	for (size_t i = 0; i < n; i++)
+		held += v[i].inst.userns;
+	printf("  %u slots, ", bq_slot_count(k));
+	if (c.userns_slots)
+		printf("%u for user namespaces (%zu held)", c.userns_slots, held);
+	else
+		printf("none for user namespaces");
+	if (c.netns_slots)
+		printf(", at most %u per network namespace but the initial one", c.netns_slots);
 	printf("\n");
 }
 
@@ -271,6 +308,7 @@ static int cmd_list(int argc, char **argv)
 			bq_err("cannot read the instances of %s: %s", k->kind, strerror(-err));
 			failed = true;
 		}
+		print_slots(k, v, n);
 		for (size_t j = 0; j < n; j++)
 			print_instance(k, &set, &v[j], our_netns);
 		free(v);

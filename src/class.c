@@ -10,7 +10,10 @@
  * holds from the next packet on, and forgets them all when it is destroyed.
  * Each add, change or del is one map operation, so writers need no lock:
  * add fails if the class exists, change and del if it does not; add and
- * change give every field. show lists the aggregates the qdisc has seen,
+ * change give every field. What names the aggregates (the kind's classify
+ * parameter) may not change while the qdisc has classes (qdisc change asks
+ * bq_class_rekey_refused); add checks it again after its write. By
+ * priority every sender picks its key, and add says so. show lists the aggregates the qdisc has seen,
  * with their counters, and the classes that have no traffic yet.
  *
  * Everything about the kind comes from its descriptor (struct
@@ -40,6 +43,20 @@
 static const char *const selectors[BQ_BY_KEYS] = {
 	[BQ_BY_CGROUP] = "cgroup", [BQ_BY_MARK] = "mark", [BQ_BY_PRIORITY] = "priority",
 };
+
+/*
+ * Any process may set its sockets' priority to 0-6 (SO_PRIORITY) or by
+ * IP_TOS, with no privilege: by priority, the sender picks its aggregate.
+ * A mark (SO_MARK) needs CAP_NET_RAW or CAP_NET_ADMIN, a cgroup write access
+ * to its cgroup.procs.
+ */
+static void warn_sender_picks(const char *dev)
+{
+	bq_err("warning: on %s every sender picks its own priority (SO_PRIORITY 0-6 and IP_TOS "
+	       "need no privilege) and so its class; a class by priority holds only senders "
+	       "that keep theirs (with shared_default on, keys without a class share priority "
+	       "0's aggregate and rate)", dev);
+}
 
 struct class_req {
 	const char *verb;
@@ -532,6 +549,19 @@ static int write_error(const struct class_req *r)
 	return BQ_EXIT_FAIL;
 }
 
+/*
+ * Whether the parameter that names r's aggregates has changed since
+ * qdisc_by read it: qdisc change refuses that while classes exist, and a
+ * class added meanwhile would be read as a key of the new kind.
+ */
+static bool by_changed(const struct class_req *r)
+{
+	const char *param = r->cl->desc.by_param;
+	__u64 by;
+
+	return param[0] && (instance_param(r, param, &by) || by != (__u64)r->by);
+}
+
 static int write_class(struct class_req *r)
 {
 	struct bq_class_key key = { .slot = r->inst.slot, .gen = r->inst.created_ns, .id = r->id };
@@ -563,7 +593,35 @@ static int write_class(struct class_req *r)
 			bpf_map_delete_elem(r->classes, &key);
 		err = -ESTALE;
 	}
-	return err == -ESTALE ? replaced(r) : err ? write_error(r) : 0;
+	if (err)
+		return err == -ESTALE ? replaced(r) : write_error(r);
+	if (add && by_changed(r)) {
+		bpf_map_delete_elem(r->classes, &key);
+		bq_err("%s of %s on %s changed meanwhile: the class is not added",
+		       r->cl->desc.by_param, r->kind->kind, r->dev);
+		return BQ_EXIT_FAIL;
+	}
+	if (add && r->by == BQ_BY_PRIORITY)
+		warn_sender_picks(r->dev);
+	return 0;
+}
+
+/*
+ * The next class of inst in class map fd after *key, or the first one with
+ * first; false when there is none.
+ */
+static bool next_class(int fd, const struct bq_instance *inst, struct bq_class_key *key,
+		       bool first)
+{
+	struct bq_class_key next;
+
+	while (!bpf_map_get_next_key(fd, first ? NULL : key, &next)) {
+		*key = next;
+		first = false;
+		if (key->slot == inst->slot && key->gen == inst->created_ns)
+			return true;
+	}
+	return false;
 }
 
 /* --- show --------------------------------------------------------------- */
@@ -606,9 +664,9 @@ static void show_text(const struct class_req *r, const char *name, const struct 
 		      const __u64 *val, bool class)
 {
 	const struct bq_kind_classes *cl = r->cl;
-	char buf[32];
+	char buf[32], shown[BQ_TEXT_LEN(sizeof(found_path))];
 
-	printf("%s %s", selectors[r->by], name);
+	printf("%s %s", selectors[r->by], bq_text_str(name, shown, sizeof(shown)));
 	for (size_t i = 0; i < cl->nfields; i++) {
 		const struct bq_class_field *f = &cl->fields[i];
 
@@ -695,7 +753,7 @@ static struct agg_row *read_aggs(const struct class_req *r, size_t *n)
 
 static int show(struct class_req *r)
 {
-	struct bq_class_key key, next, *prev = NULL;
+	struct bq_class_key key;
 	struct agg_row *aggs;
 	bool first = true;
 	size_t n;
@@ -711,21 +769,82 @@ static int show(struct class_req *r)
 	for (size_t i = 0; i < n; i++)
 		show_row(r, &first, &aggs[i], false);
 	/* Classes whose aggregate has sent nothing yet. */
-	while (!bpf_map_get_next_key(r->classes, prev, &next)) {
-		struct agg_row none = { .id = next.id };
+	for (bool more = next_class(r->classes, &r->inst, &key, true); more;
+	     more = next_class(r->classes, &r->inst, &key, false)) {
+		struct agg_row none = { .id = key.id };
 		bool seen = false;
 
-		key = next;
-		prev = &key;
 		for (size_t i = 0; i < n; i++)
 			seen |= aggs[i].id == key.id;
-		if (key.slot == r->inst.slot && key.gen == r->inst.created_ns && !seen)
+		if (!seen)
 			show_row(r, &first, &none, true);
 	}
 	if (r->json)
 		printf("]\n");
 	free(aggs);
 	return 0;
+}
+
+/* --- what names the aggregates (qdisc add|replace|change) --------------- */
+
+/* The index of kind k's parameter that names its aggregates; -1 if none does. */
+static int by_param_index(const struct bq_kind *k)
+{
+	const struct bq_kind_classes *cl = classes_of(k);
+	const struct bq_kind_meta *m = bq_kind_meta(k);
+
+	for (size_t i = 0; cl && cl->desc.by_param[0] && i < m->nparams; i++)
+		if (!strcmp(m->params[i].name, cl->desc.by_param))
+			return i;
+	return -1;
+}
+
+/* The classes of instance inst of kind k: a count, or -errno. */
+static int count_classes(const struct bq_kind *k, const struct bq_instance *inst)
+{
+	int fd = bq_open_map(k, classes_of(k)->desc.map), n = 0;
+	struct bq_class_key key;
+
+	if (fd < 0)
+		return -errno;
+	for (bool more = next_class(fd, inst, &key, true); more;
+	     more = next_class(fd, inst, &key, false))
+		n++;
+	close(fd);
+	return n;
+}
+
+int bq_class_rekey_refused(const struct bq_kind *k, const struct bq_instance *inst,
+			   const char *dev, const struct bq_params *cur, const struct bq_params *next)
+{
+	int i = by_param_index(k), n;
+	const char *param;
+
+	if (i < 0 || cur->v[i] == next->v[i])
+		return 0;
+	n = count_classes(k, inst);
+	if (!n)
+		return 0;
+	param = bq_kind_meta(k)->params[i].name;
+	if (n < 0) {
+		bq_err("cannot read the classes of %s on %s: %s", k->kind, dev, strerror(-n));
+		return BQ_EXIT_FAIL;
+	}
+	bq_err("%s on %s has %d class%s by %s (%s %llu), which %s %llu would read as other keys: "
+	       "delete %s first (bpfqdisc class del dev %s %s ...)", k->kind, dev, n,
+	       n > 1 ? "es" : "", cur->v[i] < BQ_BY_KEYS ? selectors[cur->v[i]] : "?", param,
+	       (unsigned long long)cur->v[i], param, (unsigned long long)next->v[i],
+	       n > 1 ? "them" : "it", dev, cur->v[i] < BQ_BY_KEYS ? selectors[cur->v[i]] : "?");
+	return BQ_EXIT_USAGE;
+}
+
+void bq_class_warn_keys(const struct bq_kind *k, const char *dev, const struct bq_params *cur,
+			const struct bq_params *next)
+{
+	int i = by_param_index(k);
+
+	if (i >= 0 && next->v[i] == BQ_BY_PRIORITY && (!cur || cur->v[i] != BQ_BY_PRIORITY))
+		warn_sender_picks(dev);
 }
 
 int bq_cmd_class(int argc, char **argv)
@@ -741,7 +860,7 @@ int bq_cmd_class(int argc, char **argv)
 		return bad("unknown class command '%s' (add, change, del, show)", r.verb);
 	err = parse_args(argc - 2, argv + 2, &r) ?: check_args(&r) ?:
 	      bq_check_caps(strcmp(r.verb, "show") ? BQ_NEED_LOAD : BQ_NEED_READ) ?:
-	      bq_check_kernel() ?: find_qdisc(&r);
+	      bq_check_kernel() ?: bq_ensure_bpffs() ?: find_qdisc(&r);
 	if (!err)
 		err = strcmp(r.verb, "show") ? write_class(&r) : show(&r);
 	if (r.classes >= 0)

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Strings from outside (device, cgroup and kind names) in JSON and in
- * Prometheus labels. Each is any bytes but NUL: a user who may name a
- * cgroup or a device must not be able to add fields or lines to the
- * admin's output, nor make it invalid UTF-8 that a parser refuses.
+ * Strings from outside (device, cgroup and kind names) in JSON, in
+ * Prometheus labels and in text. Each is any bytes but NUL: a user who may
+ * name a cgroup or a device must not be able to add fields or lines to the
+ * admin's output, make it invalid UTF-8 that a parser refuses, or send
+ * escape sequences to the admin's terminal.
  */
 #include <stdio.h>
+#include <string.h>
 #include "lib.h"
 
 /* The length of the valid UTF-8 sequence at s, or 0 if there is none. */
@@ -63,4 +65,40 @@ void bq_json_str(FILE *f, const char *s)
 void bq_prom_label(FILE *f, const char *s)
 {
 	quoted(f, s, false);
+}
+
+/* Prints as itself in text: not a blank, a C0 or C1 control, DEL or '\\'. */
+static bool text_plain(const unsigned char *s, size_t n)
+{
+	if (n == 1)
+		return *s > ' ' && *s != 0x7f && *s != '\\';
+	return !(s[0] == 0xc2 && s[1] < 0xa0);
+}
+
+/*
+ * Every other byte, and every byte of invalid UTF-8, as \ooo, as
+ * /proc/mounts writes a blank: the name stays one word on one line.
+ */
+const char *bq_text_str(const char *str, char *buf, size_t len)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t used = 0;
+
+	while (*s) {
+		size_t n = utf8_len(s);
+		bool plain = n && text_plain(s, n);
+
+		if (used + (plain ? n : 4) >= len)
+			break;
+		if (plain) {
+			memcpy(buf + used, s, n);
+		} else {
+			n = 1;
+			snprintf(buf + used, 5, "\\%03o", *s);
+		}
+		used += plain ? n : 4;
+		s += n;
+	}
+	buf[used] = 0;
+	return buf;
 }

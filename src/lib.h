@@ -34,6 +34,9 @@ const char *bq_kind_names(char *buf, size_t len);
 void bq_json_str(FILE *f, const char *s);
 /* s as a Prometheus label value, quoted and escaped, likewise. */
 void bq_prom_label(FILE *f, const char *s);
+/* s as one word of text output in buf (len >= 1; BQ_TEXT_LEN(strlen(s)) holds it all). */
+const char *bq_text_str(const char *s, char *buf, size_t len);
+#define BQ_TEXT_LEN(n)	(4 * (n) + 1)
 
 /* Prints "bpfqdisc: <message>" on stderr. */
 /* The name bq_err puts first: "bpfqdisc", or the tool's. */
@@ -59,6 +62,8 @@ int bq_check_caps(enum bq_need need);
 int bq_check_kernel(void);
 int bq_ensure_bpffs(void);
 __u64 bq_self_netns_cookie(void);
+bool bq_in_initial_netns(void);
+bool bq_netns_in_userns(void);
 
 /* --- parameters (units.c) --- */
 /* 0 on success; otherwise *why says what is wrong with text. */
@@ -82,20 +87,28 @@ int bq_params_apply(struct bq_param_set *set, int argc, char **argv);
 
 /* --- kinds (loader.c) --- */
 struct bq_load_opts {
-	__u32 max_instances;	/* > 0 */
+	/* 0: the earlier load's, whose live qdiscs keep its maps, else the default */
+	__u32 max_instances;
 	__u32 ring_slots;	/* a power of two, >= 2 */
+	__u32 userns_slots;	/* < max_instances (struct bq_config) */
+	__u32 netns_slots;	/* < max_instances, 0: no cap (struct bq_config) */
 	struct bq_params defaults;	/* what new qdiscs of the kind start with */
 };
 /* max_instances * ring_slots: the entries of each per-slot map, a u32 */
 #define BQ_MAX_TOTAL_SLOTS	(1u << 26)
-int bq_load(const struct bq_kind *k, const struct bq_load_opts *o);
+/* Sets o->max_instances if it was 0. */
+int bq_load(const struct bq_kind *k, struct bq_load_opts *o);
 int bq_unload(const struct bq_kind *k, bool force);
 bool bq_is_loaded(const struct bq_kind *k);
 /* Its maps are pinned: loaded, or unloaded (--force) under live qdiscs. */
 bool bq_has_state(const struct bq_kind *k);
 /* Unpins what no qdisc uses any more: a kind's state kept by unload --force
- * once its qdiscs are gone, egress attachments of devices that went. */
+ * once its qdiscs are gone, egress attachments of devices that went or hold
+ * no qdisc of the kind. */
 void bq_tidy(void);
+/* The exclusive right to write qdiscs of kind k: a directory fd to close
+ * to let go, or -1 with errno set (EWOULDBLOCK: another process has it). */
+int bq_try_lock_kind(const struct bq_kind *k);
 /* A kind's classes, as its BQ_CLASSES() and BQ_CLASS_AGGS() declare them. */
 struct bq_kind_classes {
 	struct bq_class_desc desc;
@@ -130,6 +143,9 @@ int bq_attach_egress(const struct bq_kind *k, int ifindex);
 int bq_open_map(const struct bq_kind *k, const char *map);
 /* Each returns 0 or -errno. */
 int bq_read_defaults(const struct bq_kind *k, struct bq_params *val);
+int bq_read_config(const struct bq_kind *k, struct bq_config *c);
+/* The slots an instance table of the kind's pinned maps has; 0 if none. */
+__u32 bq_slot_count(const struct bq_kind *k);
 int bq_read_params(const struct bq_kind *k, __u32 slot, struct bq_params *val);
 int bq_write_params(const struct bq_kind *k, const struct bq_instance *inst,
 		    const struct bq_params *val);
@@ -155,6 +171,17 @@ int bq_find_instance(int ifindex, __u32 parent, __u32 handle, const struct bq_ki
 /* --- commands beyond load/unload/list (qdisc.c, show.c, class.c) --- */
 int bq_cmd_qdisc(int argc, char **argv);
 int bq_cmd_class(int argc, char **argv);
+/*
+ * For qdisc change: BQ_EXIT_USAGE (said) if the parameter that names the
+ * aggregates of inst, of kind k, differs between cur and next while inst
+ * has classes, which would be read as keys of the new kind; else 0.
+ */
+int bq_class_rekey_refused(const struct bq_kind *k, const struct bq_instance *inst,
+			   const char *dev, const struct bq_params *cur, const struct bq_params *next);
+/* A warning on stderr when next names aggregates by a key each sender picks
+ * (and cur, NULL for a new qdisc, did not). */
+void bq_class_warn_keys(const struct bq_kind *k, const char *dev, const struct bq_params *cur,
+			const struct bq_params *next);
 int bq_cmd_qdisc_show(int argc, char **argv);
 int bq_cmd_stats(int argc, char **argv);
 

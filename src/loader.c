@@ -8,10 +8,12 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
@@ -20,11 +22,52 @@
 #include "pindir.h"
 
 /* Maps user space reads after load, besides the slot maps marked BQ_MAP_PIN. */
-static const char *const pinned_maps[] = { "bq_defaults", "bq_pending" };
+static const char *const pinned_maps[] = { "bq_defaults", "bq_pending", "bq_config" };
+
+/* How long load, unload and tidy wait for one another. */
+#define BQ_LOCK_WAIT_S	10
 
 static void pin_path(char *buf, size_t len, const struct bq_kind *k, const char *what)
 {
 	snprintf(buf, len, "%s/%s%s%s", BQ_PIN_ROOT, k->name, what ? "/" : "", what ? what : "");
+}
+
+/*
+ * Load, unload and tidy change pins under one lock, a flock of the pin
+ * root (bq_ensure_bpffs() made it ours, 0700): a tidy never takes the pins
+ * of a load under way, and of two loads of a kind the second finds it
+ * loaded. The others wait up to BQ_LOCK_WAIT_S. An fd, whose close
+ * unlocks, or -errno (-EWOULDBLOCK: still held).
+ */
+static int lock_pins(void)
+{
+	int fd = open(BQ_PIN_ROOT, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	for (int i = 0; flock(fd, LOCK_EX | LOCK_NB); i++) {
+		int err = -errno;
+
+		if (err != -EWOULDBLOCK || i == BQ_LOCK_WAIT_S * 10) {
+			close(fd);
+			return err;
+		}
+		usleep(100000);
+	}
+	return fd;
+}
+
+/* lock_pins() for a load or unload, which cannot go on without it. */
+static int lock_pins_or_say(void)
+{
+	int fd = lock_pins();
+
+	if (fd == -EWOULDBLOCK)
+		bq_err("another bpfqdisc has held %s for %d s (a load or unload); try again",
+		       BQ_PIN_ROOT, BQ_LOCK_WAIT_S);
+	else if (fd < 0)
+		bq_err("cannot lock %s: %s", BQ_PIN_ROOT, strerror(-fd));
+	return fd;
 }
 
 bool bq_is_loaded(const struct bq_kind *k)
@@ -219,7 +262,8 @@ static struct bpf_map *struct_ops_map(struct bpf_object *obj)
 }
 
 /* Unpins the kind's pins that which() picks by their name and path. */
-static void unpin_some(const struct bq_kind *k, bool (*which)(const char *name, const char *path))
+static void unpin_some(const struct bq_kind *k,
+		       bool (*which)(const struct bq_kind *k, const char *name, const char *path))
 {
 	char dir[256], path[512];
 	struct dirent *e;
@@ -229,14 +273,14 @@ static void unpin_some(const struct bq_kind *k, bool (*which)(const char *name, 
 	d = opendir(dir);
 	while (d && (e = readdir(d))) {
 		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-		if (e->d_name[0] != '.' && which(e->d_name, path))
+		if (e->d_name[0] != '.' && which(k, e->d_name, path))
 			unlink(path);
 	}
 	if (d)
 		closedir(d);
 }
 
-static bool any_pin(const char *name, const char *path)
+static bool any_pin(const struct bq_kind *k, const char *name, const char *path)
 {
 	return true;
 }
@@ -293,9 +337,59 @@ static int tcx_ifindex(const char *path)
 	return ifindex;
 }
 
-static bool dead_egress(const char *name, const char *path)
+/* A qdisc of the kind is on the device; also when its qdiscs are unreadable. */
+static bool kind_on_device(const struct bq_kind *k, __u64 netns_cookie, __u32 ifindex)
 {
-	return !strncmp(name, "egress_", 7) && tcx_ifindex(path) == 0;
+	struct bq_instance_info *v;
+	size_t n = 0;
+	bool on;
+
+	on = bq_instances(k, &v, &n) != 0;
+	for (size_t i = 0; !on && i < n; i++)
+		on = v[i].inst.where.netns_cookie == netns_cookie && v[i].inst.where.ifindex == ifindex;
+	free(v);
+	return on;
+}
+
+/* An egress attachment (egress_NETNS_IFINDEX) whose device went, or that
+ * no qdisc of the kind needs there any more (tc qdisc del, replace). */
+static bool stale_egress(const struct bq_kind *k, const char *name, const char *path)
+{
+	unsigned long long netns_cookie;
+	unsigned int ifindex;
+
+	if (sscanf(name, "egress_%llx_%u", &netns_cookie, &ifindex) != 2)
+		return false;
+	return tcx_ifindex(path) == 0 || !kind_on_device(k, netns_cookie, ifindex);
+}
+
+int bq_try_lock_kind(const struct bq_kind *k)
+{
+	char path[256];
+	int fd;
+
+	pin_path(path, sizeof(path), k, NULL);
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * Under the kind's lock: qdisc add holds it from before it creates a qdisc
+ * until its egress program is attached, and a qdisc made in between would
+ * lose its marker. Held: the next tidy does it.
+ */
+static void unpin_stale_egress(const struct bq_kind *k)
+{
+	int lock = bq_try_lock_kind(k);
+
+	if (lock < 0)
+		return;
+	unpin_some(k, stale_egress);
+	close(lock);
 }
 
 /*
@@ -316,7 +410,38 @@ static bool is_default_qdisc(const struct bq_kind *k)
 	return !strcmp(name, k->kind);
 }
 
-void bq_tidy(void)
+/* Entry 0 of the kind's pinned ARRAY map. */
+static int read_first(const struct bq_kind *k, const char *map, void *val)
+{
+	int fd = bq_open_map(k, map), err;
+	__u32 zero = 0;
+
+	if (fd < 0)
+		return -errno;
+	err = bpf_map_lookup_elem(fd, &zero, val) ? -errno : 0;
+	close(fd);
+	return err;
+}
+
+/* Tells .init (bq_instance_create()) whether an unload is looking for live qdiscs. */
+static int set_closing(const struct bq_kind *k, bool closing)
+{
+	int fd = bq_open_map(k, "bq_config"), err;
+	struct bq_config c;
+	__u32 zero = 0;
+
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -errno;	/* a load from before bq_config */
+	err = bpf_map_lookup_elem(fd, &zero, &c) ? -errno : 0;
+	if (!err && c.closing != closing) {
+		c.closing = closing;
+		err = bpf_map_update_elem(fd, &zero, &c, BPF_EXIST) ? -errno : 0;
+	}
+	close(fd);
+	return err;
+}
+
+static void tidy_locked(void)
 {
 	for (size_t i = 0; i < bq_nkinds; i++) {
 		const struct bq_kind *k = &bq_kinds[i];
@@ -324,11 +449,26 @@ void bq_tidy(void)
 		if (!bq_has_state(k))
 			continue;
 		/* Kept by unload --force for qdiscs that are gone now. */
-		if (!bq_is_loaded(k) && !live_instances(k) && !is_default_qdisc(k))
+		if (!bq_is_loaded(k) && !live_instances(k) && !is_default_qdisc(k)) {
 			unpin_all(k);
-		else
-			unpin_some(k, dead_egress);
+			continue;
+		}
+		unpin_stale_egress(k);
+		/* Left by an unload that died: no unload runs while we hold the lock. */
+		if (bq_is_loaded(k))
+			set_closing(k, false);
 	}
+}
+
+/* Skipped if a load or unload holds the lock for long: the next command tidies. */
+void bq_tidy(void)
+{
+	int lock = lock_pins();
+
+	if (lock < 0)
+		return;
+	tidy_locked();
+	close(lock);
 }
 
 /*
@@ -360,6 +500,28 @@ static int pin_progs(const struct bq_kind *k, struct bpf_object *obj)
 	return err;
 }
 
+/*
+ * The pinned tcx link at path runs prog from now on, if it ran an earlier
+ * load's program (systemctl restart): that one reads the earlier load's
+ * maps, where a new qdisc's aggregates are not.
+ */
+static int refresh_egress(const char *path, int prog)
+{
+	struct bpf_link_info link = {};
+	struct bpf_prog_info now = {};
+	__u32 len = sizeof(link), plen = sizeof(now);
+	int fd = bpf_obj_get(path), err = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (bpf_link_get_info_by_fd(fd, &link, &len) || bpf_prog_get_info_by_fd(prog, &now, &plen))
+		err = -errno;
+	else if (link.prog_id != now.id && bpf_link_update(fd, prog, NULL))
+		err = -errno;
+	close(fd);
+	return err;
+}
+
 int bq_attach_egress(const struct bq_kind *k, int ifindex)
 {
 	char path[256], name[64];
@@ -373,14 +535,16 @@ int bq_attach_egress(const struct bq_kind *k, int ifindex)
 		 ifindex);
 	pin_path(path, sizeof(path), k, name);
 	/*
-	 * Attached already (an earlier add on this device): keep it. Replacing
-	 * it would race the kernel, which detaches an unpinned link later, in
-	 * a work item: the new attachment of the same program fails, EEXIST.
-	 * A pin left by a deleted device holds a detached link: replace it.
+	 * Attached already (an earlier add on this device): keep the link,
+	 * with this load's program in it. A new link would race the kernel,
+	 * which detaches an unpinned link later, in a work item: the new
+	 * attachment of the same program fails, EEXIST. A pin left by a
+	 * deleted device holds a detached link: replace it.
 	 */
 	if (tcx_ifindex(path) == ifindex) {
+		err = refresh_egress(path, prog);
 		close(prog);
-		return 0;
+		return err;
 	}
 	unlink(path);
 	link = bpf_link_create(prog, ifindex, BPF_TCX_EGRESS, NULL);
@@ -429,6 +593,7 @@ static int pin_all(const struct bq_kind *k, struct bpf_object *obj, struct bpf_l
 	if (err)
 		return err;
 	/* The link last: its pin is what says "loaded". */
+	bq_stop_at("link");	/* test_load_lock runs other commands here */
 	pin_path(path, sizeof(path), k, "link");
 	return bpf_link__pin(link, path);
 }
@@ -464,8 +629,12 @@ static int reuse_map(const struct bq_kind *k, struct bpf_map *m)
 }
 
 static int load_and_register(const struct bq_kind *k, struct bpf_object *obj,
-			     const struct bq_params *defaults)
+			     const struct bq_load_opts *o)
 {
+	struct bq_config config = {
+		.userns_slots = o->userns_slots,
+		.netns_slots = o->netns_slots,
+	};
 	struct bpf_link *link;
 	struct bpf_map *ops;
 	__u32 zero = 0;
@@ -490,7 +659,9 @@ static int load_and_register(const struct bq_kind *k, struct bpf_object *obj,
 		return BQ_EXIT_FAIL;
 	}
 	err = bpf_map_update_elem(bpf_map__fd(bpf_object__find_map_by_name(obj, "bq_defaults")),
-				  &zero, defaults, BPF_ANY);
+				  &zero, &o->defaults, BPF_ANY) ?:
+	      bpf_map_update_elem(bpf_map__fd(bpf_object__find_map_by_name(obj, "bq_config")),
+				  &zero, &config, BPF_ANY);
 	if (err) {
 		bq_err("cannot set the defaults of %s: %s", k->kind, strerror(errno));
 		return BQ_EXIT_FAIL;
@@ -513,7 +684,7 @@ static int load_and_register(const struct bq_kind *k, struct bpf_object *obj,
 	return 0;
 }
 
-int bq_load(const struct bq_kind *k, const struct bq_load_opts *o)
+static int load_locked(const struct bq_kind *k, struct bq_load_opts *o)
 {
 	char dir[256], why[512];
 	struct bpf_object *obj;
@@ -523,6 +694,19 @@ int bq_load(const struct bq_kind *k, const struct bq_load_opts *o)
 	if (bq_is_loaded(k)) {
 		bq_err("%s is already loaded", k->kind);
 		return BQ_EXIT_FAIL;
+	}
+	/* An earlier load's live qdiscs keep its maps, which this load shares. */
+	if (!o->max_instances)
+		o->max_instances = bq_slot_count(k) ?: BQ_DEFAULT_MAX_INSTANCES;
+	if (o->userns_slots >= o->max_instances) {
+		bq_err("--userns-slots %u leaves none of the %u slots to the initial user namespace",
+		       o->userns_slots, o->max_instances);
+		return BQ_EXIT_USAGE;
+	}
+	if (o->netns_slots >= o->max_instances) {
+		bq_err("--netns-slots %u leaves none of the %u slots to the initial network namespace",
+		       o->netns_slots, o->max_instances);
+		return BQ_EXIT_USAGE;
 	}
 	pin_path(dir, sizeof(dir), k, NULL);
 	if (bq_pin_dir(dir, why, sizeof(why))) {
@@ -548,11 +732,22 @@ int bq_load(const struct bq_kind *k, const struct bq_load_opts *o)
 			       strerror(-err));
 		err = BQ_EXIT_FAIL;
 	} else {
-		err = load_and_register(k, obj, &o->defaults);
+		err = load_and_register(k, obj, o);
 	}
 	bpf_object__close(obj);
 	if (err)
 		rmdir(dir);	/* made above; an earlier load's state keeps it */
+	return err;
+}
+
+int bq_load(const struct bq_kind *k, struct bq_load_opts *o)
+{
+	int lock = lock_pins_or_say(), err;
+
+	if (lock < 0)
+		return BQ_EXIT_FAIL;
+	err = load_locked(k, o);
+	close(lock);
 	return err;
 }
 
@@ -566,14 +761,26 @@ int bq_open_map(const struct bq_kind *k, const char *map)
 
 int bq_read_defaults(const struct bq_kind *k, struct bq_params *val)
 {
-	int fd = bq_open_map(k, "bq_defaults"), err;
-	__u32 zero = 0;
+	return read_first(k, "bq_defaults", val);
+}
+
+int bq_read_config(const struct bq_kind *k, struct bq_config *c)
+{
+	return read_first(k, "bq_config", c);
+}
+
+__u32 bq_slot_count(const struct bq_kind *k)
+{
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
+	int fd = bq_open_map(k, "bq_slots");
 
 	if (fd < 0)
-		return -errno;
-	err = bpf_map_lookup_elem(fd, &zero, val) ? -errno : 0;
+		return 0;
+	if (bpf_map_get_info_by_fd(fd, &info, &len))
+		info.max_entries = 0;
 	close(fd);
-	return err;
+	return info.max_entries;
 }
 
 /*
@@ -700,6 +907,20 @@ int bq_instances(const struct bq_kind *k, struct bq_instance_info **out, size_t 
 	return err;
 }
 
+/* Slots claimed, filled in yet or not: what an unload must not miss. */
+static int owned_slots(const struct bq_kind *k, size_t *n)
+{
+	struct bq_slot cur;
+	struct slots s;
+	int err = slots_open(k, &s);
+
+	*n = 0;
+	for (__u32 slot = 0; !err && !slots_read(&s, slot, &cur); slot++)
+		*n += cur.owner != 0;
+	slots_close(&s);
+	return err;
+}
+
 /*
  * A slot is reused as soon as its qdisc is gone: an instance read earlier
  * is still the slot's only if its generation, the time it was created
@@ -712,9 +933,13 @@ bool bq_instance_current(const struct bq_kind *k, const struct bq_instance *inst
 	return !read_slot(k, inst->slot, &now) && now.inst.created_ns == inst->created_ns;
 }
 
-int bq_unload(const struct bq_kind *k, bool force)
+/*
+ * Under the lock of the pins. A plain unload sets closing before it looks
+ * for live qdiscs and keeps it until the maps are gone, so a tc qdisc add
+ * meanwhile either is refused or is found here (bq_instance_create()).
+ */
+static int unload_locked(const struct bq_kind *k, bool force)
 {
-	struct bq_instance_info *v;
 	char path[256];
 	size_t n = 0;
 	int err;
@@ -728,28 +953,46 @@ int bq_unload(const struct bq_kind *k, bool force)
 		       "set another default first, or repeat with --force", k->kind);
 		return BQ_EXIT_FAIL;
 	}
-	err = bq_instances(k, &v, &n);
-	free(v);
+	err = set_closing(k, true);
+	/* BPF's side of the barrier pair is the claim's compare-and-swap. */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (!err)
+		err = owned_slots(k, &n);
 	if (!err && (n || is_default_qdisc(k)) && force) {
 		/*
 		 * Unregister only: the maps and egress attachments stay pinned,
 		 * so the live qdiscs stay in stats and can be changed, keep
 		 * being marked, and a new load (systemctl restart) shares the
 		 * maps with them. bq_tidy() unpins them once they are gone.
+		 * The kernel goes on creating the default kind: not closing.
 		 */
 		pin_path(path, sizeof(path), k, "link");
-		return unlink(path) ? BQ_EXIT_FAIL : 0;
+		return set_closing(k, false) || unlink(path) ? BQ_EXIT_FAIL : 0;
 	}
 	if (err && !force) {
+		set_closing(k, false);
 		bq_err("cannot read the instances of %s (%s), so cannot tell whether qdiscs are live; "
 		       "repeat with --force to unload anyway", k->kind, strerror(-err));
 		return BQ_EXIT_FAIL;
 	}
 	if (n && !force) {
+		set_closing(k, false);
 		bq_err("%s has %zu live qdisc(s): unloading stops new ones from being created, "
 		       "the live ones keep working until deleted; repeat with --force to do it", k->kind, n);
 		return BQ_EXIT_FAIL;
 	}
+	bq_stop_at("unpin");	/* test_unload_race adds a qdisc here */
 	unpin_all(k);
 	return 0;
+}
+
+int bq_unload(const struct bq_kind *k, bool force)
+{
+	int lock = lock_pins_or_say(), err;
+
+	if (lock < 0)
+		return BQ_EXIT_FAIL;
+	err = unload_locked(k, force);
+	close(lock);
+	return err;
 }

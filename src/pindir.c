@@ -2,7 +2,8 @@
 /*
  * A bpffs mounted without mode= is 1777, like /tmp. A pin directory another
  * user made first, or may write, would let them unlink our links (which
- * unregisters a kind), rename pins, or squat hbm ids: refuse it.
+ * unregisters a kind), rename pins, or squat hbm ids: refuse it. The same
+ * owner check guards the BPF object files hbm --object loads.
  */
 #include <errno.h>
 #include <libgen.h>
@@ -50,14 +51,19 @@ int bq_pin_dir(const char *path, char *why, size_t len)
 		snprintf(why, len, "refusing %s: not a directory", path);
 		return -1;
 	}
-	if (st.st_uid != geteuid()) {
+	return bq_check_owner(path, &st, why, len);
+}
+
+int bq_check_owner(const char *path, const struct stat *st, char *why, size_t len)
+{
+	if (st->st_uid != geteuid()) {
 		snprintf(why, len, "refusing %s: it is owned by uid %u, not by uid %u (remove it)",
-			 path, st.st_uid, geteuid());
+			 path, st->st_uid, geteuid());
 		return -1;
 	}
-	if (st.st_mode & (S_IWGRP | S_IWOTH)) {
-		snprintf(why, len, "refusing %s: it is writable by group or others (mode %04o; chmod 0700 it)",
-			 path, st.st_mode & 07777);
+	if (st->st_mode & (S_IWGRP | S_IWOTH)) {
+		snprintf(why, len, "refusing %s: it is writable by group or others (mode %04o; chmod go-w it)",
+			 path, st->st_mode & 07777);
 		return -1;
 	}
 	return 0;

@@ -3,6 +3,7 @@
 #ifndef BQ_PINDIR_H
 #define BQ_PINDIR_H
 #include <stddef.h>
+#include <sys/stat.h>
 
 /*
  * Creates path (0700) unless it exists, then accepts it only if it is a
@@ -10,5 +11,11 @@
  * else may rename it. 0, or -1 with why set to one line.
  */
 int bq_pin_dir(const char *path, char *why, size_t len);
+
+/*
+ * Accepts st, the status of path, only if our user owns it and no one else
+ * may write it. 0, or -1 with why set to one line.
+ */
+int bq_check_owner(const char *path, const struct stat *st, char *why, size_t len);
 
 #endif

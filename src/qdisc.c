@@ -11,14 +11,12 @@
  * directory, so a second writer is refused rather than interleaved.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <net/if.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <sys/file.h>
 #include <bpf/bpf.h>
 #include "lib.h"
 
@@ -98,23 +96,12 @@ static int require_loaded(const struct bq_kind *k)
 /* Exclusive right to write parameters of kind k; -1 when someone has it. */
 static int lock_kind(const struct bq_kind *k)
 {
-	char path[256];
-	int fd;
+	int fd = bq_try_lock_kind(k);
 
-	snprintf(path, sizeof(path), "%s/%s", BQ_PIN_ROOT, k->name);
-	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0) {
-		bq_err("cannot open %s to lock it: %s", path, strerror(errno));
-		return -1;
-	}
-	if (flock(fd, LOCK_EX | LOCK_NB)) {
-		if (errno == EWOULDBLOCK)
-			bq_err("another bpfqdisc is changing %s qdiscs; try again", k->kind);
-		else
-			bq_err("cannot lock %s: %s", path, strerror(errno));
-		close(fd);
-		return -1;
-	}
+	if (fd < 0 && errno == EWOULDBLOCK)
+		bq_err("another bpfqdisc is changing %s qdiscs; try again", k->kind);
+	else if (fd < 0)
+		bq_err("cannot lock %s/%s: %s", BQ_PIN_ROOT, k->name, strerror(errno));
 	return fd;
 }
 
@@ -184,7 +171,8 @@ static int change_locked(struct qdisc_req *r)
 		bq_err("cannot read the parameters of %s on %s: %s", r->kind->kind, r->dev, strerror(errno));
 		return BQ_EXIT_FAIL;
 	}
-	err = build_params(r, &cur, &set);
+	err = build_params(r, &cur, &set) ?:
+	      bq_class_rekey_refused(r->kind, &inst, r->dev, &cur, &set.val);
 	if (err)
 		return err;
 	bq_stop_at("write");	/* test_slot_reuse replaces the qdisc here */
@@ -197,6 +185,13 @@ static int change_locked(struct qdisc_req *r)
 		bq_err("cannot change %s on %s: %s", r->kind->kind, r->dev, strerror(-err));
 		return BQ_EXIT_FAIL;
 	}
+	/* class add takes no lock: one added meanwhile undoes the change. */
+	err = bq_class_rekey_refused(r->kind, &inst, r->dev, &cur, &set.val);
+	if (err) {
+		bq_write_params(r->kind, &inst, &cur);
+		return err;
+	}
+	bq_class_warn_keys(r->kind, r->dev, &cur, &set.val);
 	return 0;
 }
 
@@ -273,6 +268,50 @@ static void drop_stale(int pending)
 	}
 }
 
+/* Slots of k held by qdiscs in user namespaces, and in the netns of cookie. */
+static void slots_held(const struct bq_kind *k, __u64 cookie, size_t *userns, size_t *netns)
+{
+	struct bq_instance_info *v;
+	size_t n = 0;
+
+	*userns = *netns = 0;
+	if (!bq_instances(k, &v, &n))
+		for (size_t i = 0; i < n; i++) {
+			*userns += v[i].inst.userns;
+			*netns += v[i].inst.where.netns_cookie == cookie;
+		}
+	free(v);
+}
+
+/*
+ * Why .init refused (bq_quota()) where its errno alone misleads root: EPERM
+ * and ENOSPC in the netns of a user namespace, ENOSPC in a netns at its
+ * --netns-slots. NULL: the errno says it.
+ */
+static const char *why_refused(const struct bq_kind *k, int err, char *buf, size_t len)
+{
+	bool in_userns = bq_netns_in_userns();
+	size_t userns, netns;
+	struct bq_config c;
+
+	if ((err != -EPERM && err != -ENOSPC) || bq_read_config(k, &c))
+		return NULL;
+	slots_held(k, bq_self_netns_cookie(), &userns, &netns);
+	if (in_userns && err == -EPERM)
+		snprintf(buf, len, "this network namespace belongs to a user namespace, where %s "
+			 "allows no qdiscs (load --userns-slots N)", k->kind);
+	else if (in_userns && err == -ENOSPC && userns >= c.userns_slots)
+		snprintf(buf, len, "this network namespace belongs to a user namespace, and the %u "
+			 "slots %s leaves to user namespaces are taken (load --userns-slots)",
+			 c.userns_slots, k->kind);
+	else if (err == -ENOSPC && c.netns_slots && netns >= c.netns_slots && !bq_in_initial_netns())
+		snprintf(buf, len, "this network namespace holds the %u slots %s allows each "
+			 "but the initial one (load --netns-slots)", c.netns_slots, k->kind);
+	else
+		return NULL;
+	return buf;
+}
+
 static int create(struct qdisc_req *r, bool replace)
 {
 	struct bq_where where = { bq_self_netns_cookie(), r->ifindex, r->parent };
@@ -307,14 +346,18 @@ static int create(struct qdisc_req *r, bool replace)
 		err = bq_nl_qdisc_new(r->ifindex, r->parent, r->handle, r->kind->kind, replace,
 				      msg, sizeof(msg));
 		bpf_map_delete_elem(pending, &where);
+		if (err && !msg[0] && !why_refused(r->kind, err, msg, sizeof(msg)))
+			snprintf(msg, sizeof(msg), "%s", strerror(-err));
 		if (err)
 			bq_err("cannot %s %s on %s: %s", replace ? "replace with" : "add", r->kind->kind,
-			       r->dev, msg[0] ? msg : strerror(-err));
+			       r->dev, msg);
 		err = !err ? 0 : err == -EINVAL || err == -EEXIST || err == -ENOENT ? BQ_EXIT_USAGE
 										    : BQ_EXIT_FAIL;
 	}
 	if (!err)
 		err = attach_egress(r);
+	if (!err)
+		bq_class_warn_keys(r->kind, r->dev, NULL, &set.val);
 	if (pending >= 0)
 		close(pending);
 	close(lock);

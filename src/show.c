@@ -104,11 +104,13 @@ static int collect(const struct opts *o, struct view **out, size_t *n)
 
 static void print_text(const struct view *v, bool stats)
 {
-	char h[16], p[16], val[32];
+	char h[16], p[16], val[32], kind[BQ_TEXT_LEN(sizeof(v->tc.kind))];
+	char dev[BQ_TEXT_LEN(sizeof(v->tc.dev))];
 
 	handle_str(v->tc.handle, h, sizeof(h));
 	handle_str(v->tc.parent, p, sizeof(p));
-	printf("qdisc %s %s dev %s %s%s", v->tc.kind, h, v->tc.dev,
+	printf("qdisc %s %s dev %s %s%s", bq_text_str(v->tc.kind, kind, sizeof(kind)), h,
+	       bq_text_str(v->tc.dev, dev, sizeof(dev)),
 	       v->tc.parent == TC_H_ROOT ? "" : "parent ", p);
 	for (size_t i = 0; v->kind && i < v->set.n; i++)
 		printf(" %s %s", v->set.desc[i].name,

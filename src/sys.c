@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -19,6 +20,7 @@
 #include <sys/utsname.h>
 #include <linux/capability.h>
 #include <linux/magic.h>
+#include <linux/nsfs.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "lib.h"
@@ -175,4 +177,32 @@ __u64 bq_self_netns_cookie(void)
 		close(fd);
 	}
 	return cookie;
+}
+
+/*
+ * Whether this process's network namespace belongs to a user namespace
+ * other than the initial one, as .init tells them apart (bq_in_userns()):
+ * only the initial one has no parent (NS_GET_PARENT: EPERM).
+ */
+bool bq_netns_in_userns(void)
+{
+	int net = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	int user = net < 0 ? -1 : ioctl(net, NS_GET_USERNS);
+	int parent = user < 0 ? -1 : ioctl(user, NS_GET_PARENT);
+
+	if (parent >= 0)
+		close(parent);
+	if (user >= 0)
+		close(user);
+	if (net >= 0)
+		close(net);
+	return parent >= 0;
+}
+
+/* Whether this process is in the initial network namespace (.init's bq_in_initial_net()). */
+bool bq_in_initial_netns(void)
+{
+	struct stat st;
+
+	return !stat("/proc/self/ns/net", &st) && st.st_ino == BQ_INIT_NET_INUM;
 }

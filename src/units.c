@@ -117,7 +117,7 @@ static bool priomap_within(__u64 v, __u64 max)
 int bq_parse_value(enum bq_unit unit, const char *text, __u64 *out, const char **why)
 {
 	const struct suffix *s;
-	long double num;
+	long double given, num;
 	char *end;
 
 	if (unit == BQ_UNIT_BOOL)
@@ -134,7 +134,7 @@ int bq_parse_value(enum bq_unit unit, const char *text, __u64 *out, const char *
 		return -EINVAL;
 	}
 	errno = 0;
-	num = strtold(text, &end);
+	given = strtold(text, &end);
 	if (errno || (text[0] == '0' && tolower((unsigned char)text[1]) == 'x')) {
 		*why = errno == ERANGE ? "out of range" : "not a number";
 		return -EINVAL;
@@ -151,7 +151,14 @@ int bq_parse_value(enum bq_unit unit, const char *text, __u64 *out, const char *
 	}
 	/* Long double holds every integer below 2^64 exactly, so a value that
 	 * rounds below 2^64 converts exactly (llroundl stops at 2^63). */
-	num = roundl(num * s->mult);
+	num = roundl(given * s->mult);
+	/* 0 means "unlimited" or "off" for many parameters: "3bit" must not. */
+	if (num == 0 && given != 0) {
+		*why = unit == BQ_UNIT_RATE ? "rounds to 0 bytes/s, which means no rate; the least is 4bit" :
+		       unit == BQ_UNIT_TIME ? "rounds to 0ns; the least is 1ns" :
+		       "rounds to 0 bytes; the least is 1b";
+		return -EINVAL;
+	}
 	/* 2^64 - 1 is BQ_AUTO, which prints as "auto": nobody may give it. */
 	if (num >= 18446744073709551615.0L) {
 		*why = "too large";

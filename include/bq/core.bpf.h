@@ -40,8 +40,10 @@
 #include <bpf/bpf_core_read.h>
 #include "bpfqdisc.h"
 
+#define EPERM			1
 #define ENOENT			2
 #define ENOMEM			12
+#define EBUSY			16
 #define EINVAL			22
 #define ENOSPC			28
 #define ESTALE			116
@@ -132,6 +134,13 @@ struct {
 	__type(key, u32);
 	__type(value, struct bq_params);
 } bq_defaults SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, u32);
+	__type(value, struct bq_config);
+} bq_config SEC(".maps");
 
 /*
  * The kind's parameters: a struct of __u64 fields, and a table of them
@@ -365,6 +374,66 @@ static __always_inline struct bq_slot *bq_slot_claim(struct Qdisc *sch, u32 *slo
 	return NULL;
 }
 
+/*
+ * Whether sch's device is in a netns of a user namespace other than the
+ * initial one (level 0; every other is its descendant). vmlinux BTF has no
+ * variable init_user_ns to compare with: it holds per-CPU variables only.
+ */
+static __always_inline bool bq_in_userns(struct Qdisc *sch)
+{
+	return BPF_CORE_READ(sch, dev_queue, dev, nd_net.net, user_ns, level) != 0;
+}
+
+static __always_inline bool bq_in_initial_net(struct Qdisc *sch)
+{
+	return BPF_CORE_READ(sch, dev_queue, dev, nd_net.net, ns.inum) == BQ_INIT_NET_INUM;
+}
+
+/* Where a new qdisc is, as its admission sees it. */
+struct bq_origin {
+	u64 netns_cookie;
+	bool userns;		/* its netns's owner is not the initial user namespace */
+	bool initial_net;
+};
+
+/* Slots held by qdiscs in user namespaces, and in the netns of o. */
+static __always_inline void bq_slots_held(const struct bq_origin *o, u32 *userns, u32 *netns)
+{
+	u32 i;
+
+	*userns = *netns = 0;
+	bpf_for(i, 0, bq_max_instances) {
+		struct bq_slot *s = bq_slot_at(i);
+
+		if (!s || !s->owner)
+			continue;
+		*userns += s->inst.userns;
+		*netns += s->inst.where.netns_cookie == o->netns_cookie;
+	}
+}
+
+/*
+ * Whether the quotas of struct bq_config leave room for a qdisc from o.
+ * Asked before the slot is claimed, so that a refused qdisc never holds
+ * one, not even for a moment in which an unload would count it. Exact,
+ * because .init runs under RTNL, one at a time.
+ */
+static __always_inline int bq_quota(const struct bq_config *c, const struct bq_origin *o)
+{
+	u32 userns, netns;
+
+	if (o->userns && !c->userns_slots)
+		return -EPERM;
+	if (!o->userns && (o->initial_net || !c->netns_slots))
+		return 0;
+	bq_slots_held(o, &userns, &netns);
+	if (o->userns && userns >= c->userns_slots)
+		return -ENOSPC;
+	if (!o->initial_net && c->netns_slots && netns >= c->netns_slots)
+		return -ENOSPC;
+	return 0;
+}
+
 /* Parameters given for a qdisc created at where, else the kind's defaults. */
 static __always_inline struct bq_params *bq_initial_params(struct bq_where *where, u64 now)
 {
@@ -391,20 +460,42 @@ static __always_inline int bq_instance_create(struct Qdisc *sch)
 	u64 now = bpf_ktime_get_ns();
 	struct bq_params *initial = bq_initial_params(&where, now);
 	u32 slot, handle = sch->handle;
-	struct bq_slot *s = bq_slot_claim(sch, &slot);
-	struct bq_slot_lock *l = bpf_map_lookup_elem(&bq_slot_locks, &slot);
+	struct bq_origin origin = {
+		.netns_cookie = where.netns_cookie,
+		.userns = bq_in_userns(sch),
+		.initial_net = bq_in_initial_net(sch),
+	};
+	u32 zero = 0;
+	struct bq_config *c = bpf_map_lookup_elem(&bq_config, &zero);
+	struct bq_slot_lock *l;
+	struct bq_slot *s;
+	int err;
 
+	if (!c || !initial)
+		return -ENOENT;
+	err = bq_quota(c, &origin);
+	if (err)
+		return err;
+	s = bq_slot_claim(sch, &slot);
 	if (!s)
 		return -ENOSPC;
-	if (!l || !initial) {
+	l = bpf_map_lookup_elem(&bq_slot_locks, &slot);
+	/*
+	 * closing after the claim's compare-and-swap, a full barrier:
+	 * bq_unload sets it and then looks for claimed slots, so either this
+	 * sees it or the unload sees this slot's owner.
+	 */
+	err = !l ? -ENOENT : c->closing ? -EBUSY : 0;
+	if (err) {
 		s->owner = 0;
-		return -ENOENT;
+		return err;
 	}
 	bpf_spin_lock(&l->lock);
 	__builtin_memset(&s->inst, 0, sizeof(s->inst));
 	s->inst.slot = slot;
 	s->inst.where = where;
 	s->inst.handle = handle;
+	s->inst.userns = origin.userns;
 	s->params = *initial;
 	/* Last: user space skips a slot claimed but not yet filled in. */
 	s->inst.created_ns = now;

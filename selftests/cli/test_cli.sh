@@ -30,6 +30,10 @@ check unload_unknown 2 "unknown qdisc 'nosuch'" "$BQ" unload nosuch
 check bad_param 2 "unknown parameter 'bogus'" "$BQ" load fifo bogus 1
 check param_range 2 "limit 0 is out of range" "$BQ" load fifo limit 0
 check param_unit 2 "bad value '10x' for limit" "$BQ" load fifo limit 10x
+# Below 4 bit/s a rate rounds to 0 bytes/s, which means no limit.
+check rate_rounds_0 2 "bad value '3bit' for maxrate: rounds to 0 bytes/s, which means no rate; the least is 4bit" \
+	"$BQ" load fq maxrate 3bit
+check rate_rounds_0_hbm 2 "bad value '0.4bps' for rate: rounds to 0" "$BQ" load hbm rate 0.4bps
 check bad_option 2 "unknown option '--nope'" "$BQ" load fifo --nope 1
 check ring_not_pow2 2 "--ring-slots 1000 is not a power of two" "$BQ" load fifo --ring-slots 1000
 check ring_one 2 "--ring-slots 1 is not a power of two of at least 2" "$BQ" load fifo --ring-slots 1
@@ -53,6 +57,7 @@ check unload_option 2 "unknown option '--bogus'" "$BQ" unload fifo --bogus
 check class_verb 2 "unknown class command 'move'" "$BQ" class move dev lo mark 1
 check class_no_rate 2 "which rate\?" "$BQ" class add dev lo mark 1
 check class_rate_0 2 "rate '0' out of range" "$BQ" class add dev lo mark 1 rate 0
+check class_rate_tiny 2 "bad rate '3bit': rounds to 0" "$BQ" class add dev lo mark 1 rate 3bit
 check class_rate_neg 2 "bad rate '-1'" "$BQ" class add dev lo mark 1 rate -1
 check class_rate_huge 2 "rate '99999999tbit' out of range" "$BQ" class add dev lo mark 1 rate 99999999tbit
 check class_bad_mark 2 "bad mark 'x'" "$BQ" class add dev lo mark x rate 1mbit
@@ -69,6 +74,19 @@ check class_fields_unknown 2 "^bpfqdisc: unknown argument 'weight'$" "$BQT" clas
 check class_fields_del 2 "^bpfqdisc: class del takes no tag$" "$BQT" class del dev lo mark 1 tag 1
 check hbmtest_burst_no_htb 2 "--htb-burst needs -q=htb" "$TOP/tools/hbm-test" --htb-burst=600k -r=10
 check hbmtest_burst_bad 2 "--htb-burst takes bytes, as tc writes them \(600k\), not 'x'" "$TOP/tools/hbm-test" -q=htb --htb-burst=x -r=10
+# hbm's objects: built-in names are never files, and --object takes only a
+# regular file no one but hbm's user may write (checked before anything
+# needs root or a kernel). test_hbm_object has the rest.
+HBM="$TOP/bin/hbm"
+OBJ=$(mktemp)
+chmod 0664 "$OBJ"
+check hbm_not_builtin 2 "^hbm: 'hbm_cg.o' is not a built-in object \(hbm_cg, hbm_cg_edt\)" "$HBM" hbm_cg.o
+check hbm_object_group_writable 2 "^hbm: refusing $OBJ: it is writable by group or others \(mode 0664" \
+	"$HBM" --object "$OBJ"
+check hbm_object_dir 2 "^hbm: refusing /: not a regular file" "$HBM" --object /
+check hbm_object_and_builtin 2 "^hbm: give a built-in object or --object FILE, not both" \
+	"$HBM" --object "$OBJ" hbm_cg
+rm -f "$OBJ"
 
 if bpftool btf dump file /sys/kernel/btf/vmlinux 2>/dev/null | grep -q bpf_qdisc_skb_drop; then
 	echo "SKIP cli/unsupported_kernel: this kernel supports BPF qdiscs"

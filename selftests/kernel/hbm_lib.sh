@@ -28,8 +28,8 @@ hbm_cleanup() {
 }
 trap hbm_cleanup EXIT
 
-# hbm_bg ARGS...: start hbm in the background; returns once its link is
-# pinned (the limit is in force). Sets $HBM_PID.
+# hbm_bg ARGS...: start hbm in the background; returns once it says it is
+# limiting (the program is attached). Sets $HBM_PID.
 hbm_bg() {
 	id=1
 	prev=
@@ -38,10 +38,10 @@ hbm_bg() {
 	HBM_PID=$!
 	HBM_PIDS="$HBM_PIDS $HBM_PID"
 	i=0
-	until [ -e "$PINS/hbm$id/link" ]; do
+	until grep -q '^hbm: limiting cgroup' "$TMPD/hbm.$id.err"; do
 		kill -0 $HBM_PID 2>/dev/null || fail "hbm $* exited: $(cat "$TMPD/hbm.$id.err")"
 		i=$((i + 1))
-		[ $i -le 100 ] || fail "hbm $* did not pin its link in 5 s"
+		[ $i -le 100 ] || fail "hbm $* did not attach in 5 s"
 		sleep 0.05
 	done
 }

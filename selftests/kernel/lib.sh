@@ -19,6 +19,24 @@ note() { echo "# $*"; }
 
 # expect CMD...: run it, fail unless it succeeds.
 expect() { "$@" || fail "'$*' exited $?"; }
+# wait_stopped PID: until PID is stopped (state T: BPFQDISC_STOP_AT, bq_stop_at), up to 20 s.
+wait_stopped() {
+	i=0
+	until [ "$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null)" = T ]; do
+		i=$((i + 1))
+		[ $i -le 200 ] && [ -e "/proc/$1" ] || return 1
+		sleep 0.1
+	done
+}
+
+# wait_rc PID: wait for background job PID; its exit status in $rc.
+wait_rc() {
+	set +e
+	wait "$1"
+	rc=$?
+	set -e
+}
+
 # in_cgroup DIR CMD...: CMD as a process of cgroup v2 directory DIR.
 in_cgroup() { sh -c 'echo $$ >"$1/cgroup.procs" && shift && exec "$@"' sh "$@"; }
 

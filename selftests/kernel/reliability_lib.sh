@@ -58,13 +58,44 @@ no_kind_maps() {
 # RCU grace period, once their last user is gone).
 maps_at() { [ "$(map_bytes)" -le "$1" ]; }
 
+# LEAK_OPS: the operations of a leak test that could each leak an skb (a
+# packet freed by a reset or a destroy, a replace), which the test counts.
+# The slab margin, LEAK_MARGIN (default 400), must stay below it, so that
+# one skb leaked per operation fails the check: sockets, NAPI caches and
+# neighbours hold up to ~150 skbs for a while whatever the qdisc; a test
+# that quiesces them first may set less.
+#
+# BPFQDISC_LEAK_PROBE=1 leaks one skb per operation on purpose before the
+# check (LEAK_OPS datagrams, held 100 s by netem in a netns of their own,
+# gone with it at cleanup), to show that the check then fails.
+leak_probe() {
+	[ -n "${BPFQDISC_LEAK_PROBE:-}" ] && [ -z "${PROBED:-}" ] || return 0
+	PROBED=1
+	expect ip netns add leakprobe
+	expect ip -n leakprobe link add vp type veth peer name vq
+	expect ip -n leakprobe link set vp up
+	expect ip -n leakprobe link set vq up
+	expect ip -n leakprobe addr add 198.51.100.1/24 dev vp
+	expect ip -n leakprobe neigh add 198.51.100.2 lladdr 02:00:00:00:00:02 dev vp nud permanent
+	expect ip netns exec leakprobe tc qdisc add dev vp root netem delay 100s limit 100000
+	expect ip netns exec leakprobe "$TOP/bin/fqsend" -n "$LEAK_OPS" 198.51.100.2 9 >/dev/null
+	note "leak probe: netem holds $(tc_stat leakprobe vp qlen) datagrams"
+}
+
+# expect_slab_back [WHAT]: the skbuff slab back within LEAK_MARGIN of SLAB0.
+expect_slab_back() {
+	margin=${LEAK_MARGIN:-400}
+	[ "${LEAK_OPS:-0}" -gt "$margin" ] ||
+		fail "margin $margin misses one skb leaked per operation: ${LEAK_OPS:-0} operations"
+	leak_probe
+	wait_slab_below $((SLAB0 + margin)) 10 ||
+		fail "skbuff slab at $(skb_slab) objects${1:-}, baseline $SLAB0 (margin $margin, $LEAK_OPS operations)"
+}
+
 # expect_no_leak KIND...: no instance of KIND left (slots, bpfqdisc list),
 # the skbuff slab back to the baseline while the kinds are still loaded (an
 # skb left in one of their maps is freed only with the map), unload without
 # --force succeeds, and the slab and the BPF maps come back to the baseline.
-# The slab margin, LEAK_MARGIN (default 400): sockets, NAPI caches and
-# neighbours hold up to ~150 skbs for a while whatever the qdisc; a test
-# that quiesces them first may set less.
 expect_no_leak() {
 	for k in "$@"; do
 		n=$(slots_used "$k")
@@ -72,12 +103,9 @@ expect_no_leak() {
 	done
 	n=$(listed_instances)
 	[ "$n" = 0 ] || fail "bpfqdisc list shows $n live qdiscs: $("$BQ" list)"
-	margin=${LEAK_MARGIN:-400}
-	wait_slab_below $((SLAB0 + margin)) 10 ||
-		fail "skbuff slab at $(skb_slab) objects with $* loaded, baseline $SLAB0 (margin $margin)"
+	expect_slab_back " with $* loaded"
 	for k in "$@"; do expect "$BQ" unload "$k" >/dev/null; done
-	wait_slab_below $((SLAB0 + margin)) 10 ||
-		fail "skbuff slab at $(skb_slab) objects, baseline $SLAB0 (margin $margin)"
+	expect_slab_back
 	wait_for 20 maps_at "$MAPS0" ||
 		fail "BPF maps hold $(map_bytes) bytes after unloading $*, baseline $MAPS0: $(bpftool map show)"
 	note "skbuff slab: baseline $SLAB0, after $(skb_slab); BPF maps: baseline $MAPS0 B, after $(map_bytes) B"
@@ -104,15 +132,18 @@ expect_dmesg_clean() {
 
 # reset_then_destroy NS DEV: with a flood running, once DEV's root qdisc
 # queues 500 packets reset it (link down) and check that it emptied, bring
-# DEV up, and once it queues 500 again delete it with them queued.
+# DEV up, and once it queues 500 again delete it with them queued. Each
+# packet freed so is an operation (LEAK_OPS).
 reset_then_destroy() {
 	wait_backlog "$1" "$2" 500 10 || fail "no queue built: $(ip netns exec "$1" tc -s qdisc show dev "$2")"
 	reset_empties "$1" "$2"
+	LEAK_OPS=$((${LEAK_OPS:-0} + queued))
 	note "reset with $queued packets queued"
 	expect ip -n "$1" link set "$2" up
 
 	wait_backlog "$1" "$2" 500 10 || fail "no queue built after reset"
 	queued=$(tc_stat "$1" "$2" qlen)
 	expect ip netns exec "$1" tc qdisc del dev "$2" root
+	LEAK_OPS=$((LEAK_OPS + queued))
 	note "destroyed with $queued packets queued"
 }

@@ -15,9 +15,9 @@ expect_err 2 "^hbm: option -r needs a value" "$HBM" -r
 expect_err 2 "^hbm: unknown option --bogus" "$HBM" --bogus
 expect_err 2 "^hbm: -w needs the NIC" "$HBM" -w -r 50
 expect_err 2 "^hbm: --nic-rate takes" "$HBM" -w --nic lo --nic-rate 0
-expect_err 2 "^hbm: no BPF object" "$HBM" -t 1 /nonexistent.bpf.o
-expect_err 2 "^hbm: the BPF object's hbm_config has 8-byte values, this hbm expects 16" \
-	"$HBM" -n 7 -t 1 "$TOP/.output/hbm_old_layout.bpf.o"
+expect_err 2 "^hbm: cannot open BPF object /nonexistent.bpf.o" "$HBM" -t 1 --object /nonexistent.bpf.o
+expect_err 2 "^hbm: the BPF object's hbm_config has 8-byte values, this hbm expects 32" \
+	"$HBM" -n 7 -t 1 --object "$TOP/.output/hbm_old_layout.bpf.o"
 [ ! -e "$CG/hbm7" ] || fail "hbm made $CG/hbm7 for an object it refused"
 expect_err 2 "^hbm: no kept hbm with id 42" "$HBM" -n 42 --remove
 # No cgroup2 mount: an environment failure. The mount namespace is private.

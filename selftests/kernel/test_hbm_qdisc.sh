@@ -33,6 +33,10 @@ expect_err 2 "out of range" "$BQ" -n a qdisc change dev va root classify 3
 expect "$BQ" load fifo
 expect "$BQ" -n b qdisc add dev vb root bpf_fifo
 expect_err 2 "bpf_fifo on vb has no classes" "$BQ" -n b class add dev vb mark 7 rate 1mbit
+# classify may not change under classes: mark 5 would be read as cgroup 5.
+expect_err 2 "has 1 class by mark .classify 1.*: delete it first" "$BQ" -n a qdisc change dev va root classify 0
+expect_err 2 "has 1 class by mark" "$BQ" -n a qdisc replace dev va root bpf_hbm classify 2
+expect "$BQ" -n a qdisc change dev va root classify 1
 # Nothing of the above changed anything: one class, mark 5 at 10mbit.
 show=$($C show dev va -j)
 echo "$show" | jq -e '[.[] | select(.class)] | length == 1 and .[0].mark == "5" and .[0].rate == 1250000' \
@@ -92,4 +96,33 @@ note "skbuff slab: baseline $base, after $(skb_slab)"
 expect "$BQ" -n a qdisc add dev va root bpf_hbm classify 1
 [ "$($C show dev va -j | jq '[.[] | select(.class)] | length')" = 0 ] ||
 	fail "classes of a destroyed qdisc came back: $($C show dev va)"
+# With no classes, classify may change.
+expect "$BQ" -n a qdisc change dev va root classify 0
+
+# class add takes no lock: racing a change of classify, the writer that
+# comes second backs out. Each is stopped before its write (bq_stop_at)
+# while the other runs.
+stopped_writer() {
+	BPFQDISC_STOP_AT=write "$@" 2>"$TMPD/race" &
+	pid=$!
+	wait_stopped $pid || fail "'$*' did not stop before its write: $(cat "$TMPD/race")"
+}
+resumed() {
+	kill -CONT $pid
+	set +e
+	wait $pid
+	rc=$?
+	set -e
+	[ "$rc" = "$1" ] && grep -Eq "$2" "$TMPD/race" ||
+		fail "after the race: exit $rc, expected $1: $(cat "$TMPD/race")"
+}
+stopped_writer $C add dev va cgroup / rate 1mbit
+expect "$BQ" -n a qdisc change dev va root classify 1
+resumed 1 "classify of bpf_hbm on va changed meanwhile: the class is not added"
+[ "$($C show dev va -j | jq '[.[] | select(.class)] | length')" = 0 ] ||
+	fail "a class by cgroup stayed under classify 1: $($C show dev va)"
+stopped_writer "$BQ" -n a qdisc change dev va root classify 0
+expect $C add dev va mark 9 rate 1mbit
+resumed 2 "has 1 class by mark"
+expect $C change dev va mark 9 rate 2mbit
 exit 0

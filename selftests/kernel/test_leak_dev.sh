@@ -3,6 +3,7 @@
 # devices later, from a work queue). bpf_fifo and bpf_fq, each with packets
 # queued at the time: afterwards no instance is left (slots, bpfqdisc list),
 # and the skbuff slab and the BPF maps' memory are back to their baselines.
+# Each packet queued when its device went is an operation (LEAK_OPS).
 . "$(dirname "$0")/lib.sh"
 . "$TOP/selftests/kernel/reliability_lib.sh"
 
@@ -28,6 +29,7 @@ for kind in bpf_fifo bpf_fq; do
 	# shellcheck disable=SC2086
 	loaded_pair $kind $params
 	queued=$(tc_stat a va qlen)
+	LEAK_OPS=$((${LEAK_OPS:-0} + queued))
 	expect ip -n a link del va
 	note "$kind: veth deleted with $queued packets queued"
 	stop_floods
@@ -38,6 +40,7 @@ for kind in bpf_fifo bpf_fq; do
 	# shellcheck disable=SC2086
 	loaded_pair $kind $params
 	queued=$(tc_stat a va qlen)
+	LEAK_OPS=$((LEAK_OPS + queued))
 	expect ip netns del a
 	note "$kind: netns deleted with $queued packets queued"
 	stop_floods

@@ -1,7 +1,7 @@
 # Pin directories on a bpffs mounted without mode= (1777, as the CLI's own
 # hint mounts it): an unprivileged user who makes /sys/fs/bpf/bpfqdisc
 # first, or a directory others may write, is refused with one line, by
-# bpfqdisc and by hbm; the directories bpfqdisc makes are 0700 and root's,
+# bpfqdisc (every command, class too) and by hbm; the directories bpfqdisc makes are 0700 and root's,
 # and the unprivileged user can then neither unlink a kind's link nor make
 # anything in them. Runs in a mount namespace of its own, on a fresh bpffs.
 if [ "${1:-}" != private ]; then
@@ -43,6 +43,23 @@ expect chown 65534 $PINS/fq
 expect_err 1 "refusing $PINS/fq: it is owned by uid 65534" "$BQ" load fq
 [ -z "$(ls -A $PINS/fq)" ] || fail "pins in a directory of uid 65534: $(ls -A $PINS/fq)"
 expect rmdir $PINS/fq
+
+# class reads and writes pinned maps too: with a live bpf_hbm whose pin
+# directory someone else owns or may write, it refuses like the others.
+expect ip netns add po
+expect "$BQ" load hbm
+expect "$BQ" -n po qdisc add dev lo root bpf_hbm classify 1
+expect chmod 0777 $PINS
+expect_err 1 "refusing $PINS: it is writable by group or others" "$BQ" -n po class add dev lo mark 1 rate 1mbit
+expect_err 1 "refusing $PINS: it is writable by group or others" "$BQ" -n po class show dev lo
+expect chmod 0700 $PINS
+expect chown 65534 $PINS
+expect_err 1 "refusing $PINS: it is owned by uid 65534" "$BQ" -n po class add dev lo mark 1 rate 1mbit
+expect chown 0 $PINS
+expect "$BQ" -n po class add dev lo mark 1 rate 1mbit
+expect ip netns exec po tc qdisc del dev lo root
+expect ip netns del po
+expect "$BQ" unload hbm
 
 # The parent itself writable by others without the sticky bit.
 expect "$BQ" unload fifo

@@ -8,16 +8,6 @@
 . "$(dirname "$0")/lib.sh"
 PINS=/sys/fs/bpf/bpfqdisc
 
-# wait_stopped PID: until PID is stopped (state T), up to 20 s.
-wait_stopped() {
-	i=0
-	until [ "$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null)" = T ]; do
-		i=$((i + 1))
-		[ $i -le 200 ] && [ -e "/proc/$1" ] || return 1
-		sleep 0.1
-	done
-}
-
 # replaced_meanwhile KIND CMD...: CMD (a bpfqdisc writer in netns a) is
 # stopped before its write while va's root KIND is made anew by tc; its
 # exit status in $rc, its stderr in $out.

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * udpflood ADDR PORT SECONDS [SIZE [PPS]]: send UDP datagrams to ADDR:PORT
- * at up to PPS packets per second (default 20000; 0: as fast as possible)
- * for SECONDS, ignoring ENOBUFS from qdisc drops (iperf3 gives up on the
- * first one). For tests that need a queue to build: a slow receiver fills
- * at a few thousand pps, and an unpaced sender would starve the test itself.
+ * udpflood ADDR PORT SECONDS [SIZE [PPS [PRIORITY]]]: send UDP datagrams to
+ * ADDR:PORT at up to PPS packets per second (default 20000; 0: as fast as
+ * possible) for SECONDS, ignoring ENOBUFS from qdisc drops (iperf3 gives up
+ * on the first one), with SO_PRIORITY PRIORITY if given. For tests that
+ * need a queue to build: a slow receiver fills at a few thousand pps, and
+ * an unpaced sender would starve the test itself. Its send buffer is 4 MB,
+ * forced when it may (CAP_NET_ADMIN), else up to net.core.wmem_max: it
+ * also runs as an unprivileged sender.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -26,13 +29,13 @@ int main(int argc, char **argv)
 {
 	struct sockaddr_in dst = { .sin_family = AF_INET };
 	char buf[65536] = { 0 };
-	int sndbuf = 4 << 20, fd;
+	int sndbuf = 4 << 20, prio, fd;
 	unsigned long sent = 0, failed = 0;
 	double end, pps, next;
 	size_t size;
 
 	if (argc < 4 || inet_pton(AF_INET, argv[1], &dst.sin_addr) != 1) {
-		fprintf(stderr, "usage: udpflood IPV4ADDR PORT SECONDS [SIZE [PPS]]\n");
+		fprintf(stderr, "usage: udpflood IPV4ADDR PORT SECONDS [SIZE [PPS [PRIORITY]]]\n");
 		return 2;
 	}
 	dst.sin_port = htons(atoi(argv[2]));
@@ -42,8 +45,14 @@ int main(int argc, char **argv)
 	if (size > sizeof(buf))
 		size = sizeof(buf);
 	fd = socket(AF_INET, SOCK_DGRAM, 0);
-	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &sndbuf, sizeof(sndbuf))) {
+	if (fd < 0 || (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &sndbuf, sizeof(sndbuf)) &&
+		       setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf)))) {
 		perror("udpflood: socket");
+		return 1;
+	}
+	prio = argc > 6 ? atoi(argv[6]) : 0;
+	if (argc > 6 && setsockopt(fd, SOL_SOCKET, SO_PRIORITY, &prio, sizeof(prio))) {
+		perror("udpflood: SO_PRIORITY");
 		return 1;
 	}
 	for (next = now(); now() < end; next += pps > 0 ? 64 / pps : 0) {

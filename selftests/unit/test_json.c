@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The one writer of outside strings in JSON and Prometheus labels: hostile names stay strings. */
+/* The one writer of outside strings in JSON, Prometheus labels and text: hostile names stay strings. */
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
@@ -48,10 +48,36 @@ static void prom_escapes(void)
 	       written(bq_prom_label, "t\tab\xff"));
 }
 
+/* Text: one word on one line, no byte a terminal would act on. */
+static void text_escapes(void)
+{
+	static const struct { const char *in, *out; } cases[] = {
+		{ "va", "va" },
+		{ "d\033x", "d\\033x" },
+		{ "\033]0;owned\007", "\\033]0;owned\\007" },
+		{ "a b\tc\nd", "a\\040b\\011c\\012d" },
+		{ "a\\b\x7f", "a\\134b\\177" },
+		{ "caf\xc3\xa9", "caf\xc3\xa9" },
+		{ "\xc2\x9b" "2J", "\\302\\2332J" },	/* C1 CSI */
+		{ "\xff" "a\xc3", "\\377a\\303" },
+	};
+	char buf[64], small[6];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *got = bq_text_str(cases[i].in, buf, sizeof(buf));
+
+		EXPECT(!strcmp(got, cases[i].out), "case %zu: %s", i, got);
+	}
+	/* Cut only between whole escapes. */
+	EXPECT(!strcmp(bq_text_str("ab\033", small, sizeof(small)), "ab"), "%s", small);
+	EXPECT(!strcmp(bq_text_str("\033\033", small, sizeof(small)), "\\033"), "%s", small);
+}
+
 int main(void)
 {
 	unit_file = "json";
 	RUN(json_escapes);
 	RUN(prom_escapes);
+	RUN(text_escapes);
 	return unit_failed;
 }

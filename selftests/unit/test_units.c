@@ -66,6 +66,14 @@ PARSE_CASES(rates,
 	BAD(BQ_UNIT_RATE, "nan"),
 	BAD(BQ_UNIT_RATE, "0x10mbit"),
 	BAD(BQ_UNIT_RATE, " 10mbit"),
+	/* Below 4 bit/s a rate rounds to 0 bytes/s, which means unlimited. */
+	BAD(BQ_UNIT_RATE, "3bit"),
+	BAD(BQ_UNIT_RATE, "1"),
+	BAD(BQ_UNIT_RATE, "0.4bps"),
+	BAD(BQ_UNIT_RATE, "0.003kbit"),
+	OK(BQ_UNIT_RATE, "4bit", 1),
+	OK(BQ_UNIT_RATE, "0", 0),
+	OK(BQ_UNIT_RATE, "0.0mbit", 0),
 )
 
 PARSE_CASES(times,
@@ -77,12 +85,16 @@ PARSE_CASES(times,
 	BAD(BQ_UNIT_TIME, "10 ms"),
 	BAD(BQ_UNIT_TIME, "10m"),
 	BAD(BQ_UNIT_TIME, "-5ms"),
+	BAD(BQ_UNIT_TIME, "0.4ns"),
+	OK(BQ_UNIT_TIME, "0", 0),
 )
 
 PARSE_CASES(sizes_and_counts,
 	OK(BQ_UNIT_BYTES, "3028", 3028),
 	OK(BQ_UNIT_BYTES, "3k", 3072),			/* k is 1024 */
 	OK(BQ_UNIT_BYTES, "1mb", 1048576),
+	BAD(BQ_UNIT_BYTES, "0.4b"),
+	OK(BQ_UNIT_BYTES, "0k", 0),
 	OK(BQ_UNIT_COUNT, "10000", 10000),
 	BAD(BQ_UNIT_COUNT, "10k"),
 	BAD(BQ_UNIT_COUNT, "1.5"),
@@ -142,7 +154,7 @@ static void huge_values(void)
 	round_trip(BQ_UNIT_RATE, "18446744073709551614bps");
 	round_trip(BQ_UNIT_RATE, "2305843009213693952bps");
 	round_trip(BQ_UNIT_RATE, "147573952589676412912bit");
-	round_trip(BQ_UNIT_RATE, "1bit");
+	round_trip(BQ_UNIT_RATE, "4bit");
 	round_trip(BQ_UNIT_TIME, "18446744073709551614ns");
 	round_trip(BQ_UNIT_TIME, "1.5ns");
 	round_trip(BQ_UNIT_BYTES, "17179869183g");

@@ -5,17 +5,25 @@
  * bpf/hbm_cg_edt.bpf.c with --edt), as the 2019 Linux sample did. See usage().
  *
  * Life of a run:
- *   1. claim the id: mkdir /sys/fs/bpf/bpfqdisc/hbm<id> (0700) fails if
- *      another hbm holds it;
+ *   1. claim the id: lock (flock) /sys/fs/bpf/bpfqdisc/hbm<id> (0700),
+ *      made if missing; refused if another hbm has the lock or a kept
+ *      limit is pinned there;
  *   2. create (or reuse an empty-handed) cgroup <cgroup2 mount>/hbm<id>;
- *   3. load the program, write the rate and flags to hbm_config, attach it
- *      to the cgroup with a BPF link and pin the link and the maps in the
- *      directory of step 1;
- *   4. run for -t seconds or until a signal, adjusting the rate (-w) and
- *      copying the BPF trace (-d);
+ *   3. load the program, write the rate and flags to hbm_config and attach
+ *      it to the cgroup with a BPF link, held by its fd only; with --keep,
+ *      pin the maps and the link in the directory of step 1, which keeps
+ *      the limit in force after hbm exits;
+ *   4. run for -t seconds or until a signal, raising the rate above -r
+ *      (-w) by a lease that ends unless renewed, and copying the BPF trace
+ *      (-d);
  *   5. print the statistics (-s, -j) and undo steps 1-3, unless --keep:
- *      then the pinned link keeps the limit in force after hbm exits, and
- *      `hbm -n <id> --remove` undoes it later.
+ *      then the lease ends and the pins stay; `hbm -n <id> --remove`
+ *      undoes them later.
+ * Killed (SIGKILL, OOM) or crashed, hbm leaves what a clean exit would:
+ * the kernel drops the lock and closes the link's fd. Without --keep that
+ * detaches the program, and the next hbm takes the id over; with --keep
+ * the pins hold the limit, back at -r when the lease runs out, until
+ * --remove.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -30,11 +38,13 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/file.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "hbm_tool.h"
+#include "pindir.h"
 #include "hbm_cg.skel.h"
 #include "hbm_cg_edt.skel.h"
 
@@ -43,13 +53,16 @@
 #define WC_INTERVAL_MS		50	/* work-conserving control period */
 #define WC_BUSY			0.95	/* NIC share above which it is busy */
 #define WC_USING		0.97	/* cgroup share of its limit: "using it" */
+/* How long a raise lasts unless renewed: a few periods, for a late step. */
+#define WC_LEASE_NS		(4 * WC_INTERVAL_MS * 1000000ULL)
 
 struct opts {
 	int id;
 	double rate_mbps;
 	long secs;			/* 0: until a signal */
 	bool debug, loopback, stats, json, wc, edt, no_cn, keep, remove;
-	const char *prog;		/* object file, or NULL for the built-in */
+	const char *builtin;		/* hbm_cg or hbm_cg_edt; NULL: by --edt */
+	const char *object;		/* --object FILE instead of a built-in */
 	const char *nic, *netns;
 	double nic_mbps;		/* NIC capacity for -w; 0: its link speed */
 };
@@ -58,9 +71,11 @@ struct opts {
 struct run {
 	char pin_dir[PATH_MAX];
 	char cg_path[PATH_MAX + 16];	/* mount point + "/hbm<id>" */
-	bool pin_dir_made, cg_made;
+	bool pin_dir_ours, cg_made;
+	int lock_fd;			/* pin_dir, flock()ed while we run */
 	int cg_fd;
 	struct bpf_object *obj;
+	void *obj_bytes;		/* --object's file, which obj may point into */
 	struct bpf_program *prog;
 	struct bpf_link *link;
 	int config_fd, stats_fd;
@@ -75,7 +90,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"Usage: hbm [-d] [-l] [-n <id>] [-r <rate>] [-s] [-t <secs>] [-w] [--edt]\n"
 		"           [--no_cn] [-j] [--keep] [--nic DEV] [--nic-rate MBPS]\n"
-		"           [--netns NAME] [-h] [prog]\n"
+		"           [--netns NAME] [--object FILE] [-h] [hbm_cg | hbm_cg_edt]\n"
 		"       hbm -n <id> --remove [-s | -j]\n"
 		"\n"
 		"Limits the egress rate of cgroup /hbm<id> under the cgroup2 mount with a\n"
@@ -92,20 +107,25 @@ static void usage(FILE *f)
 		"  -j            the same as JSON\n"
 		"  -t <secs>     run that long; 0 (default) = until SIGINT/SIGTERM\n"
 		"  -w            work conserving: the limit grows while the NIC (--nic) has\n"
-		"                spare capacity and shrinks back to -r when it is busy\n"
+		"                spare capacity and shrinks back to -r when it is busy; a raise\n"
+		"                lasts %llu ms unless hbm renews it\n"
 		"  --edt         earliest-departure-time mode: needs fq (or bpf_fq) on the NIC\n"
 		"  --no_cn       never ask TCP to reduce its cwnd (CN)\n"
-		"  --keep        leave the limit in force at exit (pinned); undo with --remove\n"
+		"  --keep        leave the limit in force at -r (pinned) when hbm ends, also\n"
+		"                killed (SIGKILL) or crashed; undo with --remove. Without it,\n"
+		"                hbm leaves no limit, however it ends\n"
 		"  --remove      undo a kept hbm <id>\n"
 		"  --nic DEV     the NIC -w watches\n"
 		"  --nic-rate M  its capacity in Mbit/s (default: its link speed)\n"
 		"  --netns NAME  the network namespace of --nic (as ip netns)\n"
 		"  -h            this help\n"
-		"  prog          BPF object with a cgroup_skb/egress program and the maps\n"
-		"                of include/hbm.h; or hbm_cg / hbm_cg_edt (built in, the default)\n"
+		"  --object FILE a BPF object file with a cgroup_skb/egress program and the\n"
+		"                maps of include/hbm.h, owned by hbm's user (root) and\n"
+		"                writable by no one else\n"
+		"  hbm_cg | hbm_cg_edt  the built-in object (default: by --edt); never a file\n"
 		"\n"
 		"Exit status: 0 ok, 1 the system or kernel failed, 2 bad usage.\n",
-		HBM_MIN_RATE_MBPS, HBM_MAX_RATE_MBPS, DEFAULT_RATE_MBPS);
+		HBM_MIN_RATE_MBPS, HBM_MAX_RATE_MBPS, DEFAULT_RATE_MBPS, WC_LEASE_NS / 1000000);
 }
 
 /* --- options ---------------------------------------------------------- */
@@ -128,7 +148,8 @@ static int parse_long(const char *s, long min, long max, long *out)
 	return errno || end == s || *end || *out < min || *out > max ? -1 : 0;
 }
 
-enum { OPT_NO_CN = 256, OPT_EDT, OPT_KEEP, OPT_REMOVE, OPT_NIC, OPT_NIC_RATE, OPT_NETNS };
+enum { OPT_NO_CN = 256, OPT_EDT, OPT_KEEP, OPT_REMOVE, OPT_NIC, OPT_NIC_RATE, OPT_NETNS,
+       OPT_OBJECT };
 
 static int parse_opts(int argc, char **argv, struct opts *o)
 {
@@ -141,6 +162,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "nic", required_argument, NULL, OPT_NIC },
 		{ "nic-rate", required_argument, NULL, OPT_NIC_RATE },
 		{ "netns", required_argument, NULL, OPT_NETNS },
+		{ "object", required_argument, NULL, OPT_OBJECT },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
@@ -163,6 +185,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case OPT_REMOVE: o->remove = true; break;
 		case OPT_NIC: o->nic = optarg; break;
 		case OPT_NETNS: o->netns = optarg; break;
+		case OPT_OBJECT: o->object = optarg; break;
 		case 'h': usage(stdout); exit(BQ_EXIT_OK);
 		case 'n':
 			if (parse_long(optarg, 0, MAX_ID, &v)) {
@@ -202,9 +225,18 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		}
 	}
 	if (optind < argc)
-		o->prog = argv[optind++];
+		o->builtin = argv[optind++];
 	if (optind < argc) {
 		bq_err("unexpected argument '%s' (see hbm -h)", argv[optind]);
+		return BQ_EXIT_USAGE;
+	}
+	if (o->builtin && strcmp(o->builtin, "hbm_cg") && strcmp(o->builtin, "hbm_cg_edt")) {
+		bq_err("'%s' is not a built-in object (hbm_cg, hbm_cg_edt); a file needs --object FILE",
+			o->builtin);
+		return BQ_EXIT_USAGE;
+	}
+	if (o->builtin && o->object) {
+		bq_err("give a built-in object or --object FILE, not both");
 		return BQ_EXIT_USAGE;
 	}
 	if (o->wc && !o->nic) {
@@ -242,21 +274,83 @@ static int find_cgroup2(char *buf, size_t len)
 	return 0;
 }
 
-/* Step 1: the pin directory is the lock on the id. */
-static int claim_id(struct run *r, int id)
+static int pin_path(char *buf, size_t len, const struct run *r, const char *what)
+{
+	return snprintf(buf, len, "%s/%s", r->pin_dir, what) >= (int)len ? -ENAMETOOLONG : 0;
+}
+
+/* The link pin is the last a --keep pins: it says a limit is kept. */
+static bool kept(const struct run *r)
+{
+	char path[PATH_MAX];
+
+	return !pin_path(path, sizeof(path), r, "link") && !access(path, F_OK);
+}
+
+static void set_pin_dir(struct run *r, int id)
 {
 	snprintf(r->pin_dir, sizeof(r->pin_dir), "%s/hbm%d", BQ_PIN_ROOT, id);
-	if (!mkdir(r->pin_dir, 0700)) {
-		r->pin_dir_made = true;
-		return 0;
+}
+
+/*
+ * Locks the id's pin directory for as long as this process lives. 0, or
+ * -EWOULDBLOCK when a running hbm has it, or -errno.
+ */
+static int lock_id(struct run *r)
+{
+	struct stat held, now;
+
+	r->lock_fd = open(r->pin_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (r->lock_fd < 0)
+		return -errno;
+	if (flock(r->lock_fd, LOCK_EX | LOCK_NB))
+		return -errno;
+	/* A run that ends removes its directory before it lets go of it. */
+	if (fstat(r->lock_fd, &held) || stat(r->pin_dir, &now) || held.st_ino != now.st_ino ||
+	    held.st_dev != now.st_dev)
+		return -EWOULDBLOCK;
+	return 0;
+}
+
+static void unpin_files(const struct run *r)
+{
+	static const char *const pins[] = { "link", "config", "stats" };
+	char path[PATH_MAX];
+
+	for (size_t i = 0; i < sizeof(pins) / sizeof(pins[0]); i++)
+		if (!pin_path(path, sizeof(path), r, pins[i]))
+			unlink(path);
+}
+
+/*
+ * Step 1. The directory stays after an hbm that died; without a link
+ * pinned in it, whatever else it holds is that run's and goes.
+ */
+static int claim_id(struct run *r, int id)
+{
+	int err;
+
+	set_pin_dir(r, id);
+	if (mkdir(r->pin_dir, 0700) && errno != EEXIST) {
+		bq_err("cannot create %s: %s", r->pin_dir, strerror(errno));
+		return BQ_EXIT_FAIL;
 	}
-	if (errno == EEXIST) {
-		bq_err("id %d is in use: %s exists (another hbm, or one kept: hbm -n %d --remove)",
-			id, r->pin_dir, id);
+	err = lock_id(r);
+	if (err == -EWOULDBLOCK) {
+		bq_err("id %d is in use: another hbm runs with it", id);
 		return BQ_EXIT_USAGE;
 	}
-	bq_err("cannot create %s: %s", r->pin_dir, strerror(errno));
-	return BQ_EXIT_FAIL;
+	if (err) {
+		bq_err("cannot lock %s: %s", r->pin_dir, strerror(-err));
+		return BQ_EXIT_FAIL;
+	}
+	if (kept(r)) {
+		bq_err("id %d is in use: its limit was kept (undo it: hbm -n %d --remove)", id, id);
+		return BQ_EXIT_USAGE;
+	}
+	unpin_files(r);
+	r->pin_dir_ours = true;
+	return 0;
 }
 
 static int egress_progs(int cg_fd)
@@ -268,6 +362,14 @@ static int egress_progs(int cg_fd)
 	return cnt;
 }
 
+/* A cgroup path in a message: its mount point is anyone's who could mount. */
+static const char *shown(const char *cg_path)
+{
+	static char buf[BQ_TEXT_LEN(PATH_MAX + 16)];
+
+	return bq_text_str(cg_path, buf, sizeof(buf));
+}
+
 /* Step 2: a cgroup of our own, or an existing one nobody limits yet. */
 static int make_cgroup(struct run *r, const char *root, int id)
 {
@@ -275,17 +377,17 @@ static int make_cgroup(struct run *r, const char *root, int id)
 	if (!mkdir(r->cg_path, 0755))
 		r->cg_made = true;
 	else if (errno != EEXIST) {
-		bq_err("cannot create cgroup %s: %s", r->cg_path, strerror(errno));
+		bq_err("cannot create cgroup %s: %s", shown(r->cg_path), strerror(errno));
 		return BQ_EXIT_FAIL;
 	}
 	r->cg_fd = open(r->cg_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (r->cg_fd < 0) {
-		bq_err("cannot open cgroup %s: %s", r->cg_path, strerror(errno));
+		bq_err("cannot open cgroup %s: %s", shown(r->cg_path), strerror(errno));
 		return BQ_EXIT_FAIL;
 	}
 	if (!r->cg_made && egress_progs(r->cg_fd) > 0) {
 		bq_err("id %d is in use: cgroup %s already has an egress BPF program", id,
-			r->cg_path);
+			shown(r->cg_path));
 		return BQ_EXIT_USAGE;
 	}
 	return 0;
@@ -313,25 +415,70 @@ static struct bpf_object *open_builtin(const char *name)
 	return bpf_object__open_mem(bytes, sz, &oo);
 }
 
-/* prog: an object file, or "hbm_cg"/"hbm_cg_edt"; NULL picks by --edt. */
+/* Sizes of the BPF object files --object reads: hbm's own are ~20 KB. */
+#define MAX_OBJECT_BYTES	(16 << 20)
+
+/*
+ * --object: a file only our user (root) could have written. It is checked
+ * and read through one fd, so that no one swaps it in between; O_NONBLOCK
+ * keeps a FIFO from holding the open.
+ */
+static int read_object(const char *path, void **buf, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	char why[PATH_MAX + 128];
+	struct stat st;
+	ssize_t n = 0;
+
+	if (fd < 0 || fstat(fd, &st)) {
+		bq_err("cannot open BPF object %s: %s", path, strerror(errno));
+		goto usage;
+	}
+	if (!S_ISREG(st.st_mode) || st.st_size > MAX_OBJECT_BYTES) {
+		bq_err("refusing %s: not a regular file of at most %d bytes", path, MAX_OBJECT_BYTES);
+		goto usage;
+	}
+	if (bq_check_owner(path, &st, why, sizeof(why))) {
+		bq_err("%s", why);
+		goto usage;
+	}
+	*len = st.st_size;
+	*buf = malloc(*len ?: 1);
+	if (*buf)
+		n = read(fd, *buf, *len);
+	if (!*buf || n != (ssize_t)*len) {
+		bq_err("cannot read BPF object %s: %s", path, n < 0 ? strerror(errno) : "short read");
+		free(*buf);
+		close(fd);
+		return BQ_EXIT_FAIL;
+	}
+	close(fd);
+	return 0;
+usage:
+	if (fd >= 0)
+		close(fd);
+	return BQ_EXIT_USAGE;
+}
+
+/* --object FILE, or a built-in: the one named, else the one --edt picks. */
 static int open_object(struct run *r, struct opts *o)
 {
-	const char *name = o->edt ? "hbm_cg_edt" : "hbm_cg";
+	const char *name = o->builtin ?: o->edt ? "hbm_cg_edt" : "hbm_cg";
+	LIBBPF_OPTS(bpf_object_open_opts, oo, .object_name = "hbm_object");
+	size_t len;
+	int err;
 
-	if (o->prog && !access(o->prog, R_OK)) {
-		r->obj = bpf_object__open_file(o->prog, NULL);
+	if (o->object) {
+		err = read_object(o->object, &r->obj_bytes, &len);
+		if (err)
+			return err;
+		r->obj = bpf_object__open_mem(r->obj_bytes, len, &oo);
 	} else {
-		if (o->prog && strcmp(o->prog, "hbm_cg") && strcmp(o->prog, "hbm_cg_edt")) {
-			bq_err("no BPF object %s (give a file, or hbm_cg or hbm_cg_edt)", o->prog);
-			return BQ_EXIT_USAGE;
-		}
-		if (o->prog)
-			name = o->prog;
 		o->edt = !strcmp(name, "hbm_cg_edt");
 		r->obj = open_builtin(name);
 	}
 	if (!r->obj) {
-		bq_err("cannot open BPF object %s: %s", o->prog ?: name, strerror(errno));
+		bq_err("cannot open BPF object %s: %s", o->object ?: name, strerror(errno));
 		return BQ_EXIT_USAGE;
 	}
 	return 0;
@@ -407,33 +554,48 @@ static int write_config(struct run *r)
 	return 0;
 }
 
-static int pin_path(char *buf, size_t len, const struct run *r, const char *what)
+/* Step 3's end: the link's fd is all that holds the program attached. */
+static int attach(struct run *r)
 {
-	return snprintf(buf, len, "%s/%s", r->pin_dir, what) >= (int)len ? -ENAMETOOLONG : 0;
+	r->link = bpf_program__attach_cgroup(r->prog, r->cg_fd);
+	if (!r->link) {
+		bq_err("cannot attach to cgroup %s: %s", shown(r->cg_path), strerror(errno));
+		return BQ_EXIT_FAIL;
+	}
+	return 0;
 }
 
-/* Step 3's end: attach and pin the link, and pin the maps beside it. */
-static int attach(struct run *r)
+/*
+ * --keep, as soon as the program is attached: whatever happens to hbm, the
+ * limit stays, at -r once -w's lease runs out. The maps first, the link
+ * last (kept() looks for it).
+ */
+static int pin_limit(struct run *r)
 {
 	char path[PATH_MAX];
 	int err;
 
-	r->link = bpf_program__attach_cgroup(r->prog, r->cg_fd);
-	if (!r->link) {
-		bq_err("cannot attach to cgroup %s: %s", r->cg_path, strerror(errno));
-		return BQ_EXIT_FAIL;
-	}
-	err = pin_path(path, sizeof(path), r, "link") ?: bpf_link__pin(r->link, path);
-	if (!err)
-		err = pin_path(path, sizeof(path), r, "config") ?:
-		      bpf_obj_pin(r->config_fd, path) ? -errno : 0;
+	err = pin_path(path, sizeof(path), r, "config") ?:
+	      bpf_obj_pin(r->config_fd, path) ? -errno : 0;
 	if (!err)
 		err = pin_path(path, sizeof(path), r, "stats") ?:
 		      bpf_obj_pin(r->stats_fd, path) ? -errno : 0;
+	if (!err)
+		err = pin_path(path, sizeof(path), r, "link") ?: bpf_link__pin(r->link, path);
 	if (err) {
 		bq_err("cannot pin under %s: %s", r->pin_dir, strerror(-err));
 		return BQ_EXIT_FAIL;
 	}
+	return 0;
+}
+
+/* --keep at exit: the limit stays at -r, as no one renews a raise. */
+static int keep_limit(struct run *r)
+{
+	r->cfg.lease_end = 0;
+	if (write_config(r))
+		return BQ_EXIT_FAIL;
+	bpf_link__disconnect(r->link);	/* the pin keeps it attached */
 	return 0;
 }
 
@@ -454,12 +616,18 @@ static void catch_signals(void)
 	signal(SIGPIPE, SIG_IGN);
 }
 
-static double now_s(void)
+/* CLOCK_MONOTONIC, the clock of bpf_ktime_get_ns(). */
+static __u64 now_ns(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static double now_s(void)
+{
+	return now_ns() / 1e9;
 }
 
 static int open_trace_pipe(void)
@@ -524,6 +692,7 @@ static int wc_init(struct wc_state *w, struct run *r, const struct opts *o)
 	if (err)
 		return err;
 	w->floor_mbps = o->rate_mbps;
+	r->cfg.lease_rate = r->cfg.rate;
 	w->last_s = now_s();
 	hbm_stats_read(r->stats_fd, &s);
 	w->last_cg_bytes = hbm_stats_passed_bytes(&s);
@@ -533,7 +702,8 @@ static int wc_init(struct wc_state *w, struct run *r, const struct opts *o)
 /*
  * One control period: while the NIC sends below 95% of its capacity and the
  * cgroup uses its limit, raise the limit by 1/16 (up to 95% of the NIC);
- * when the NIC is busy, lower it by 1/8, never below -r.
+ * when the NIC is busy, lower it by 1/8, never below -r. The limit is a
+ * lease on a raise, renewed here.
  */
 static void wc_step(struct wc_state *w, struct run *r, bool debug)
 {
@@ -550,7 +720,7 @@ static void wc_step(struct wc_state *w, struct run *r, bool debug)
 	w->last_cg_bytes = cg;
 	w->last_s = t;
 
-	limit = r->cfg.rate * 8 / 1e6;
+	limit = r->cfg.lease_rate * 8 / 1e6;
 	next = limit;
 	if (nic_mbps < WC_BUSY * w->nic.capacity_mbps) {
 		if (cg_mbps >= WC_USING * limit)
@@ -559,11 +729,10 @@ static void wc_step(struct wc_state *w, struct run *r, bool debug)
 		next = fmax(limit * 7 / 8, w->floor_mbps);
 	}
 	next = fmax(next, w->floor_mbps);
-	if (fabs(next - limit) < 0.001)
-		return;
-	r->cfg.rate = mbps_to_bytes(next);
+	r->cfg.lease_rate = mbps_to_bytes(next);
+	r->cfg.lease_end = now_ns() + WC_LEASE_NS;
 	write_config(r);
-	if (debug)
+	if (debug && fabs(next - limit) >= 0.001)
 		bq_err("nic %.1f Mbit/s, cgroup %.1f Mbit/s: limit %.1f -> %.1f Mbit/s",
 			nic_mbps, cg_mbps, limit, next);
 }
@@ -596,7 +765,7 @@ static void report(const struct run *r, const struct opts *o, int stats_fd)
 	struct hbm_report rep = {
 		.id = o->id,
 		.edt = o->edt || (r->cfg.flags & HBM_F_EDT),
-		.limit_mbps = r->cfg.rate * 8 / 1e6,
+		.limit_mbps = hbm_rate_at(&r->cfg, now_ns()) * 8 / 1e6,
 	};
 
 	if (!o->stats && !o->json)
@@ -616,55 +785,72 @@ static void report(const struct run *r, const struct opts *o, int stats_fd)
 
 static void unpin_all(const struct run *r)
 {
-	static const char *const pins[] = { "link", "config", "stats" };
-	char path[PATH_MAX];
-
-	for (size_t i = 0; i < sizeof(pins) / sizeof(pins[0]); i++)
-		if (!pin_path(path, sizeof(path), r, pins[i]))
-			unlink(path);
+	unpin_files(r);
 	rmdir(r->pin_dir);
 }
 
 static void remove_cgroup(const char *path)
 {
 	if (rmdir(path) && errno == EBUSY)
-		bq_err("cgroup %s still has processes: left in place, unlimited", path);
+		bq_err("cgroup %s still has processes: left in place, unlimited", shown(path));
 }
 
-/* Undo everything, or with keep leave the link and maps pinned. */
+/* Undo everything, or after keep_limit() leave the pins. */
 static void cleanup(struct run *r, bool keep, int id)
 {
-	if (r->link && keep) {
-		bpf_link__disconnect(r->link);	/* the pin keeps it attached */
-		bq_err("limit on %s kept; undo with: hbm -n %d --remove", r->cg_path, id);
-	} else if (r->pin_dir_made) {
+	if (keep)
+		bq_err("limit on %s kept; undo with: hbm -n %d --remove", shown(r->cg_path), id);
+	else if (r->pin_dir_ours)
 		unpin_all(r);
-	}
+	if (r->lock_fd >= 0)
+		close(r->lock_fd);	/* after the directory went: see lock_id() */
 	bpf_link__destroy(r->link);
 	bpf_object__close(r->obj);
+	free(r->obj_bytes);
 	if (r->cg_fd >= 0)
 		close(r->cg_fd);
-	if (r->cg_made && !(keep && r->link))
+	if (r->cg_made && !keep)
 		remove_cgroup(r->cg_path);
 	if (r->trace_fd >= 0)
 		close(r->trace_fd);
+}
+
+/* The id's kept limit, locked: 0, or what to exit with. */
+static int lock_kept(struct run *r, int id)
+{
+	int err;
+
+	set_pin_dir(r, id);
+	err = lock_id(r);
+
+	if (err == -EWOULDBLOCK) {
+		bq_err("id %d belongs to a running hbm: stop it (SIGTERM), --keep or not", id);
+		return BQ_EXIT_USAGE;
+	}
+	if (err && err != -ENOENT) {
+		bq_err("cannot lock %s: %s", r->pin_dir, strerror(-err));
+		return BQ_EXIT_FAIL;
+	}
+	if (err || !kept(r)) {
+		bq_err("no kept hbm with id %d (no link pinned in %s)", id, r->pin_dir);
+		return BQ_EXIT_USAGE;
+	}
+	return 0;
 }
 
 /* hbm -n <id> --remove: undo a kept hbm, printing its stats first. */
 static int remove_kept(struct opts *o)
 {
 	char cg_root[PATH_MAX], path[PATH_MAX];
-	struct run r = { .cg_fd = -1, .trace_fd = -1 };
+	struct run r = { .lock_fd = -1, .cg_fd = -1, .trace_fd = -1 };
 	__u32 zero = 0;
 	int err, fd;
 
-	err = find_cgroup2(cg_root, sizeof(cg_root)) ?: bq_ensure_bpffs();
-	if (err)
+	err = find_cgroup2(cg_root, sizeof(cg_root)) ?: bq_ensure_bpffs() ?: lock_kept(&r, o->id);
+	if (err) {
+		if (r.lock_fd >= 0)
+			close(r.lock_fd);
 		return err;
-	snprintf(r.pin_dir, sizeof(r.pin_dir), "%s/hbm%d", BQ_PIN_ROOT, o->id);
-	if (access(r.pin_dir, F_OK)) {
-		bq_err("no kept hbm with id %d (%s does not exist)", o->id, r.pin_dir);
-		return BQ_EXIT_USAGE;
 	}
 	fd = !pin_path(path, sizeof(path), &r, "config") ? bpf_obj_get(path) : -1;
 	if (fd >= 0) {
@@ -677,6 +863,7 @@ static int remove_kept(struct opts *o)
 		close(fd);
 	}
 	unpin_all(&r);	/* the last reference to the link: it detaches */
+	close(r.lock_fd);
 	snprintf(r.cg_path, sizeof(r.cg_path), "%s/hbm%d", cg_root, o->id);
 	remove_cgroup(r.cg_path);
 	return 0;
@@ -686,21 +873,22 @@ static int setup(struct run *r, struct opts *o)
 {
 	char cg_root[PATH_MAX];
 
-	return find_cgroup2(cg_root, sizeof(cg_root)) ?:
-	       (o->netns ? bq_enter_netns(o->netns) : 0) ?:
-	       open_object(r, o) ?:
+	return open_object(r, o) ?:
 	       check_layout(r) ?:
+	       find_cgroup2(cg_root, sizeof(cg_root)) ?:
+	       (o->netns ? bq_enter_netns(o->netns) : 0) ?:
 	       bq_ensure_bpffs() ?:
 	       claim_id(r, o->id) ?:
 	       make_cgroup(r, cg_root, o->id) ?:
 	       load_object(r, o) ?:
 	       write_config(r) ?:
-	       attach(r);
+	       attach(r) ?:
+	       (o->keep ? pin_limit(r) : 0);
 }
 
 int main(int argc, char **argv)
 {
-	struct run r = { .cg_fd = -1, .trace_fd = -1 };
+	struct run r = { .lock_fd = -1, .cg_fd = -1, .trace_fd = -1 };
 	struct opts o;
 	int err;
 
@@ -724,10 +912,12 @@ int main(int argc, char **argv)
 		write_config(&r);
 		if (o.debug)
 			r.trace_fd = open_trace_pipe();
-		bq_err("limiting cgroup %s to %g Mbit/s (%s mode)", r.cg_path, o.rate_mbps,
+		bq_err("limiting cgroup %s to %g Mbit/s (%s mode)", shown(r.cg_path), o.rate_mbps,
 			o.edt ? "edt" : "credit");
 		err = run_loop(&r, &o);
 		report(&r, &o, r.stats_fd);
+		if (!err && o.keep)
+			err = keep_limit(&r);
 	}
 	cleanup(&r, o.keep && !err, o.id);
 	return err;
