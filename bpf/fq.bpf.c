@@ -174,23 +174,9 @@ BQ_STATE(struct fq_sched);
 BQ_SLOT_MAP(fq_flows, BPF_MAP_TYPE_ARRAY, u32, struct fq_flow, BQ_PER_RING, 0);
 BQ_SLOT_MAP(fq_buckets, BPF_MAP_TYPE_ARRAY, u32, __u32, BQ_PER_RING, 0);
 
-/*
- * The departure clocks of the sockets we pace by rate (cubic), one
- * --ring-slots region per instance, direct-mapped by the socket pointer:
- * two sockets that share an entry take it from each other, and each
- * restarts its clock from now when it gets it back.
- */
-struct fq_sk_clock {
-	__u64 sk;		/* the socket pointer */
-	__u64 next;		/* its next packet's departure time */
-	__u32 sk_hash;		/* detects a new socket at an old address */
-	__u32 pad;
-};
-
-BQ_SLOT_MAP(fq_sk_clocks, BPF_MAP_TYPE_ARRAY, u32, struct fq_sk_clock, BQ_PER_RING, 0);
-
 /* Per-packet flags in qdisc_skb_cb(skb)->data[0], its band in data[1]. */
 #define FQ_CB_ORPHAN	1	/* no usable socket: no sk_pacing_rate */
+#define FQ_CB_SKRATE	2	/* nobody paces this socket: we do, by its rate */
 
 static __always_inline u8 *fq_cb_flags(struct sk_buff *skb)
 {
@@ -406,51 +392,27 @@ static __noinline u32 fq_classify(struct bq_instance *inst, struct fq_sched *q,
  * sch_fq's fast path (since 6.8): a packet due now, to a qdisc with
  * nothing else ready to go, skips the flow table. Not under maxrate, nor
  * for a non-TCP socket with SO_MAX_PACING_RATE: their flow's clock must
- * see every packet. A socket we pace by its rate (cubic) has its packets
- * stamped at enqueue (fq_sk_depart()), so like any EDT packet one takes
- * it only when due; a queued one of its flow is then due too.
+ * see every packet. Nor for a socket we pace by its rate (FQ_CB_SKRATE,
+ * cubic) while that rate is finite: under sch_fq TCP stamps such a packet
+ * with its paced departure time, which the fast path refuses when it is
+ * later than now; our clock is the flow's, so every packet must reach it.
  */
 static __always_inline bool fq_fastpath_ok(const struct bq_instance *inst,
 					   const struct fq_sched *q, const struct fq_params *p,
 					   const struct Qdisc *sch, struct sock *sk,
-					   bool orphan, u64 time, u64 now)
+					   bool orphan, u8 cb, u64 time, u64 now)
 {
 	if (time > now || p->maxrate)
 		return false;
 	if (sk && !orphan && sk->sk_protocol != IPPROTO_TCP &&
 	    sk->sk_max_pacing_rate != ~0UL)
 		return false;
+	if (sk && (cb & FQ_CB_SKRATE) && sk->sk_pacing_rate != ~0UL)
+		return false;
 	if (!sch->q.qlen)
 		return true;
 	return inst->cnt.x[X_FLOWS] == inst->cnt.x[X_INACTIVE] + inst->cnt.x[X_THROTTLED] &&
 	       q->internal.len < 8 && q->time_next_delayed_flow > now;
-}
-
-/*
- * The departure time of a packet of sk, a socket nobody paces, at its
- * sk_pacing_rate: as TCP stamps it under sch_fq (SK_PACING_FQ), each
- * packet leaves len / rate after the one before, or now if that is past.
- * Stamped into skb->tstamp, it holds the packet like any EDT packet.
- */
-static __noinline u64 fq_sk_depart(const struct bq_instance *inst, struct fq_sched *q,
-				   struct sk_buff *skb, struct sock *sk, u64 now)
-{
-	u64 key = fq_sk_key(q, sk), rate = sk->sk_pacing_rate, delay, t;
-	u32 sk_hash = sk->__sk_common.skc_hash;
-	struct fq_sk_clock *c;
-
-	c = bq_region_lookup(&fq_sk_clocks, inst, bq_ring_slots, bq_hash32(key));
-	if (!c)
-		return now;
-	if (c->sk != key || c->sk_hash != sk_hash) {
-		c->sk = key;
-		c->sk_hash = sk_hash;
-		c->next = 0;
-	}
-	t = c->next > now ? c->next : now;
-	delay = rate ? (u64)bq_pkt_len(skb) * NSEC_PER_SEC / rate : NSEC_PER_SEC;
-	c->next = t + (delay < NSEC_PER_SEC ? delay : NSEC_PER_SEC);
-	return t;
 }
 
 /*
@@ -485,7 +447,7 @@ BQ_ENQUEUE(fq)
 	struct bq_list *idle_list;
 	struct fq_flow *f;
 	u32 idx, sk_hash = 0, band, age;
-	u8 state;
+	u8 state, cb;
 	int ret;
 
 	if (!q)
@@ -529,18 +491,15 @@ BQ_ENQUEUE(fq)
 	 * sch_fq sets sk_pacing_status to SK_PACING_FQ, and TCP then paces
 	 * through EDT timestamps. We cannot write it: a socket nobody asked
 	 * to pace (SK_PACING_NONE: cubic without SO_MAX_PACING_RATE) sends
-	 * unpaced timestamps, so we stamp its packets with the departure
-	 * times TCP would have given them; with pacing off nobody does.
+	 * unpaced timestamps, so we pace it by sk_pacing_rate ourselves,
+	 * as sch_fq did before EDT; with pacing off nobody does.
 	 */
-	*fq_cb_flags(skb) = orphan ? FQ_CB_ORPHAN : 0;
-	if (!orphan && sk && p->pacing && sk->sk_pacing_status == SK_PACING_NONE &&
-	    sk->sk_pacing_rate != ~0UL) {
-		time = fq_sk_depart(inst, q, skb, sk, now);
-		if (time > now)
-			skb->tstamp = time;
-	}
+	cb = orphan ? FQ_CB_ORPHAN : 0;
+	if (!orphan && sk && p->pacing && sk->sk_pacing_status == SK_PACING_NONE)
+		cb |= FQ_CB_SKRATE;
+	*fq_cb_flags(skb) = cb;
 
-	if (fq_fastpath_ok(inst, q, p, sch, sk, orphan, time, now)) {
+	if (fq_fastpath_ok(inst, q, p, sch, sk, orphan, cb, time, now)) {
 		inst->cnt.x[X_FASTPATH]++;
 		return fq_band_push(sch, inst, q, &q->internal, skb, time, band, to_free);
 	}
@@ -890,7 +849,7 @@ BQ_DEQUEUE(fq)
 
 	rate = p->maxrate ? p->maxrate : FQ_NONE;
 	cb = *fq_cb_flags(skb);
-	if (!skb->tstamp) {
+	if (!skb->tstamp || (cb & FQ_CB_SKRATE)) {
 		/* No EDT pacing from the sender: pace by its socket's rate. */
 		sk = skb->sk;
 		if (sk && !(cb & FQ_CB_ORPHAN)) {
