@@ -422,6 +422,35 @@ BQ_ENQUEUE(fq_codel)
  */
 #define FQC_AGAIN	(~0U)
 
+/*
+ * qdisc change lowered limit, and cannot touch a packet: the excess goes
+ * at the next dequeue, where sch_fq_codel's change drops it at once. As
+ * its change does, through the buckets in turn, a head packet each: not
+ * by fattest bucket, whose search over every bucket for every batch held
+ * this one dequeue for seconds. Not for memory_limit: a batch at enqueue
+ * may leave the queue above it, and sch_fq_codel's dequeue leaves it so too.
+ */
+static __noinline void fqc_trim(struct Qdisc *sch, struct bq_instance *inst,
+				struct fqc_sched *q, const struct fqc_params *p)
+{
+	struct fqc_flow *f;
+	u32 i, idx;
+
+	bpf_for(i, 0, BQ_DEFAULT_RING_SLOTS) {
+		idx = q->new_flows.head ?: q->old_flows.head;
+		f = idx && sch->q.qlen > p->limit ? fqc_flow(inst, idx) : NULL;
+		if (!f)
+			break;
+		fqc_drop_head(sch, inst, q, f, BQ_DROP_OVERLIMIT);
+		inst->cnt.x[X_DROP_OVERLIMIT]++;
+		if (f->q.len)
+			fqc_to_old(inst, q, f, idx);
+		else
+			fqc_detach(inst, q, f, idx);
+	}
+}
+
+
 static __always_inline u32 fqc_turn(struct Qdisc *sch, struct bq_instance *inst,
 				    struct fqc_sched *q, const struct fqc_params *p, u64 now)
 {
@@ -471,17 +500,8 @@ BQ_DEQUEUE(fq_codel)
 	 */
 	if (!q->new_flows.head && !q->old_flows.head)
 		return NULL;
-	/*
-	 * qdisc change lowered limit, and cannot touch a packet: the excess
-	 * goes here, where sch_fq_codel's change drops it at once. In batches
-	 * from the fattest bucket, as at enqueue. Not for memory_limit: a
-	 * batch at enqueue may leave the queue above it, and sch_fq_codel's
-	 * dequeue leaves it so too.
-	 */
-	bpf_for(i, 0, BQ_DEFAULT_RING_SLOTS) {
-		if (sch->q.qlen <= p->limit || !fqc_overflow(sch, inst, q, p))
-			break;
-	}
+	if (sch->q.qlen > p->limit)
+		fqc_trim(sch, inst, q, p);
 	now = bpf_ktime_get_ns();
 	bpf_for(i, 0, FQC_TURNS_MAX) {
 		idx = fqc_turn(sch, inst, q, p, now);

@@ -109,7 +109,7 @@ char LICENSE[] SEC("license") = "GPL";
 #define HBM_AGG_DEFAULT		1	/* key 0, and other keys with no room */
 #define HBM_AGE_SCAN		16	/* aggregates a new key may look at */
 #define HBM_AGG_IDLE_NS		HBM_NSEC_PER_SEC	/* idle this long: reusable */
-#define HBM_CG_LEVELS		32	/* cgroup levels searched for a class */
+#define HBM_CG_LEVELS		BQ_CG_LEVELS	/* searched for a class; class add checks */
 #define TIMER_SLACK_NS		(10 * HBM_NSEC_PER_USEC)
 #define RATE_WINDOW_NS		(100 * 1000 * HBM_NSEC_PER_USEC)
 

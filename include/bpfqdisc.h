@@ -29,6 +29,7 @@
 #define BQ_MAX_PARAMS		20	/* fq: 14, its priomap and 3 band weights */
 #define BQ_MAX_XSTATS		8
 #define BQ_KIND_LEN		16	/* Qdisc_ops.id, with its NUL */
+#define BQ_CG_LEVELS		32	/* cgroup levels a class by cgroup may be at */
 
 /* Load-time sizes; the loader may raise them (bpfqdisc load KIND ...). */
 #define BQ_DEFAULT_MAX_INSTANCES	64

@@ -27,6 +27,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <ftw.h>
+#include <limits.h>
 #include <net/if.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -106,8 +107,29 @@ static const char *cgroup2_mount(void)
 	return mnt[0] ? mnt : NULL;
 }
 
-/* A cgroup's id is its directory's inode number in the cgroup2 mount. */
-static int cgroup_id(const char *path, __u64 *id)
+/*
+ * Levels below the cgroup2 mount's root: bpf_hbm searches a socket's
+ * ancestors for a class down to BQ_CG_LEVELS only, so a class deeper
+ * would hold its cgroup but none of its children.
+ */
+static int cgroup_level(const char *full)
+{
+	const char *mnt = cgroup2_mount();
+	char real[PATH_MAX], root[PATH_MAX];
+	int level = 0;
+
+	if (!realpath(full, real) || !realpath(mnt, root))
+		return BQ_CG_LEVELS;
+	for (const char *s = real + strlen(root); *s; s++)
+		level += *s == '/';
+	return level;
+}
+
+/*
+ * A cgroup's id is its directory's inode number in the cgroup2 mount.
+ * deep_ok: class del may name a class an older bpfqdisc took too deep.
+ */
+static int cgroup_id(const char *path, bool deep_ok, __u64 *id)
 {
 	const char *mnt = cgroup2_mount();
 	char full[512];
@@ -116,12 +138,20 @@ static int cgroup_id(const char *path, __u64 *id)
 
 	if (!mnt)
 		return bad("%s", "no cgroup2 mount: cannot name a cgroup");
-	snprintf(full, sizeof(full), "%s%s%s", mnt, path[0] == '/' ? "" : "/", path);
+	/* Cut short, it could name another cgroup. */
+	if (snprintf(full, sizeof(full), "%s%s%s", mnt, path[0] == '/' ? "" : "/", path) >=
+	    (int)sizeof(full))
+		return bad("cgroup path too long: '%.64s...'", path);
 	if (!strncmp(path, mnt, strlen(mnt)) && !stat(path, &st))
 		snprintf(full, sizeof(full), "%s", path);
 	if (stat(full, &st) || !S_ISDIR(st.st_mode) || statfs(full, &sfs) ||
 	    sfs.f_type != CGROUP2_SUPER_MAGIC) {
 		bq_err("no cgroup '%s' under %s", path, mnt);
+		return BQ_EXIT_USAGE;
+	}
+	if (!deep_ok && cgroup_level(full) >= BQ_CG_LEVELS) {
+		bq_err("cgroup '%s' is %d levels deep or more: a class must be above, where its children cannot escape it",
+		       path, BQ_CG_LEVELS);
 		return BQ_EXIT_USAGE;
 	}
 	*id = st.st_ino;
@@ -158,7 +188,7 @@ static int parse_selector(struct class_req *r)
 	__u64 v;
 
 	if (r->by == BQ_BY_CGROUP)
-		return cgroup_id(r->what, &r->id);
+		return cgroup_id(r->what, !strcmp(r->verb, "del"), &r->id);
 	if (r->by == BQ_BY_PRIORITY && strchr(r->what, ':')) {
 		__u32 h;
 

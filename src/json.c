@@ -67,11 +67,20 @@ void bq_prom_label(FILE *f, const char *s)
 	quoted(f, s, false);
 }
 
-/* Prints as itself in text: not a blank, a C0 or C1 control, DEL or '\\'. */
+/*
+ * Prints as itself in text: not a blank, a C0 or C1 control, DEL or '\\',
+ * nor a mark that moves the rest of the line (U+200E-200F, U+2028-202E:
+ * bidi marks, line and paragraph separators, embeddings and overrides;
+ * U+2066-2069: isolates).
+ */
 static bool text_plain(const unsigned char *s, size_t n)
 {
 	if (n == 1)
 		return *s > ' ' && *s != 0x7f && *s != '\\';
+	if (n == 3 && s[0] == 0xe2 && s[1] == 0x80)
+		return !(s[2] == 0x8e || s[2] == 0x8f || (s[2] >= 0xa8 && s[2] <= 0xae));
+	if (n == 3 && s[0] == 0xe2 && s[1] == 0x81)
+		return !(s[2] >= 0xa6 && s[2] <= 0xa9);
 	return !(s[0] == 0xc2 && s[1] < 0xa0);
 }
 

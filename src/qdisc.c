@@ -101,7 +101,7 @@ static int lock_kind(const struct bq_kind *k)
 	if (fd < 0 && errno == EWOULDBLOCK)
 		bq_err("another bpfqdisc is changing %s qdiscs; try again", k->kind);
 	else if (fd < 0)
-		bq_err("cannot lock %s/%s: %s", BQ_PIN_ROOT, k->name, strerror(errno));
+		bq_err("cannot open %s/%s to lock it: %s", BQ_PIN_ROOT, k->name, strerror(errno));
 	return fd;
 }
 

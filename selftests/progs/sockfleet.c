@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * sockfleet [-n NETNS] IPV4ADDR PORT N ROUNDS INTERVAL_MS (cgroup DIR | mark FIRST):
+ * sockfleet [-n NETNS] IPV4ADDR PORT N ROUNDS INTERVAL_MS (cgroup DIR | mark FIRST | none -):
  * N UDP sockets of network namespace NETNS (ip netns's name; its own if
  * none), each its own aggregate for bpf_hbm: socket i (1..N)
  * created in cgroup DIR/ci (the process moves there first, and stays in
- * the last one), or marked FIRST + i - 1. Then ROUNDS rounds (0: until
+ * the last one), or marked FIRST + i - 1; with none, only its own port,
+ * as any user may. Then ROUNDS rounds (0: until
  * killed), INTERVAL_MS apart, of one 64-byte datagram from each socket.
  * One process instead of N pings: under TCG each process started costs
  * the test VM about a tenth of a second. It enters NETNS itself, where
@@ -81,8 +82,8 @@ int main(int argc, char **argv)
 		argc -= 2;
 	}
 	if (argc != 8 || inet_pton(AF_INET, argv[1], &dst.sin_addr) != 1 ||
-	    (strcmp(argv[6], "cgroup") && strcmp(argv[6], "mark"))) {
-		fprintf(stderr, "usage: sockfleet [-n NETNS] IPV4ADDR PORT N ROUNDS INTERVAL_MS (cgroup DIR | mark FIRST)\n");
+	    (strcmp(argv[6], "cgroup") && strcmp(argv[6], "mark") && strcmp(argv[6], "none"))) {
+		fprintf(stderr, "usage: sockfleet [-n NETNS] IPV4ADDR PORT N ROUNDS INTERVAL_MS (cgroup DIR | mark FIRST | none -)\n");
 		return 2;
 	}
 	dst.sin_port = htons(atoi(argv[2]));

@@ -60,6 +60,12 @@ static void text_escapes(void)
 		{ "caf\xc3\xa9", "caf\xc3\xa9" },
 		{ "\xc2\x9b" "2J", "\\302\\2332J" },	/* C1 CSI */
 		{ "\xff" "a\xc3", "\\377a\\303" },
+		/* Bidi overrides and isolates reorder what follows on the line. */
+		{ "a\xe2\x80\xae" "b", "a\\342\\200\\256b" },
+		{ "\xe2\x81\xa6" "x", "\\342\\201\\246x" },
+		{ "\xe2\x80\x8f", "\\342\\200\\217" },	/* RLM */
+		{ "l\xe2\x80\xa8" "m", "l\\342\\200\\250m" },	/* LINE SEPARATOR */
+		{ "\xe2\x80\x94", "\xe2\x80\x94" },	/* an em dash stays */
 	};
 	char buf[64], small[6];
 

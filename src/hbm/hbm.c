@@ -616,13 +616,38 @@ static void catch_signals(void)
 	signal(SIGPIPE, SIG_IGN);
 }
 
-/* CLOCK_MONOTONIC, the clock of bpf_ktime_get_ns(). */
+/*
+ * How far a time namespace moved this process's CLOCK_MONOTONIC from the
+ * kernel's, which bpf_ktime_get_ns() reads: 0 outside one.
+ */
+static __s64 timens_monotonic_offset(void)
+{
+	static __s64 offset;
+	static bool read;
+	long long sec, nsec;
+	char clock[16];
+	FILE *f;
+
+	if (read)
+		return offset;
+	read = true;
+	f = fopen("/proc/self/timens_offsets", "re");
+	if (!f)
+		return 0;
+	while (fscanf(f, "%15s %lld %lld", clock, &sec, &nsec) == 3)
+		if (!strcmp(clock, "monotonic"))
+			offset = sec * 1000000000LL + nsec;
+	fclose(f);
+	return offset;
+}
+
+/* The kernel's CLOCK_MONOTONIC, the clock of bpf_ktime_get_ns() (the lease's). */
 static __u64 now_ns(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec - timens_monotonic_offset();
 }
 
 static double now_s(void)
