@@ -174,6 +174,20 @@ BQ_STATE(struct fq_sched);
 BQ_SLOT_MAP(fq_flows, BPF_MAP_TYPE_ARRAY, u32, struct fq_flow, BQ_PER_RING, 0);
 BQ_SLOT_MAP(fq_buckets, BPF_MAP_TYPE_ARRAY, u32, __u32, BQ_PER_RING, 0);
 
+/*
+ * The sockets we pace by their rate (FQ_CB_SKRATE) for good, as sch_fq
+ * marks a socket SK_PACING_FQ: each slot holds the socket (fq_sk_key) that
+ * last met a queue among those hashed to it. Direct-mapped, so that the
+ * fast path finds the mark with one lookup, not the flow table. A socket
+ * whose slot another takes loses its mark: it takes the fast path again
+ * until one of its packets misses it (fq_fastpath_ok), and gets it back.
+ * 1024 slots, 8 KB per instance: at most a few hundred sockets paced
+ * at once lose marks to each other now and then.
+ */
+#define FQ_PACED_BITS	10
+#define FQ_PACED_SLOTS	1024	/* 1 << FQ_PACED_BITS */
+BQ_SLOT_MAP(fq_paced, BPF_MAP_TYPE_ARRAY, u32, __u64, FQ_PACED_SLOTS, 0);
+
 /* Per-packet flags in qdisc_skb_cb(skb)->data[0], its band in data[1]. */
 #define FQ_CB_ORPHAN	1	/* no usable socket: no sk_pacing_rate */
 #define FQ_CB_SKRATE	2	/* nobody paces this socket: we do, by its rate */
@@ -253,6 +267,13 @@ static __always_inline u64 fq_sk_key(struct fq_sched *q, struct sock *sk)
 {
 	*(volatile struct sock **)&q->sk_scratch = sk;
 	return *(volatile u64 *)&q->sk_scratch;
+}
+
+/* The slot of fq_paced that socket key (fq_sk_key) may hold. */
+static __always_inline u64 *fq_paced_slot(const struct bq_instance *inst, u64 key)
+{
+	return bq_region_lookup(&fq_paced, inst, FQ_PACED_SLOTS,
+				bq_hash32(key) >> (32 - FQ_PACED_BITS));
 }
 
 /* --- flow lists (doubly linked through the flow array) ----------------- */
@@ -392,21 +413,27 @@ static __noinline u32 fq_classify(struct bq_instance *inst, struct fq_sched *q,
  * sch_fq's fast path (since 6.8): a packet due now, to a qdisc with
  * nothing else ready to go, skips the flow table. Not under maxrate, nor
  * for a non-TCP socket with SO_MAX_PACING_RATE: their flow's clock must
- * see every packet. A TCP socket we pace ourselves (FQ_CB_SKRATE) takes
- * it too, as under sch_fq, but not while any flow is throttled: its own
- * flow may be, and the packet would pass the ones queued there. What it
- * costs: a packet on the fast path is not paced, so a flow that drains
- * the qdisc may send a burst of up to 8 before its clock holds it again.
+ * see every packet. A socket we pace ourselves (FQ_CB_SKRATE) takes it
+ * until one of its packets misses it; from then on (paced: fq_paced) it
+ * never does while its rate is finite, so its flow's clock sees every
+ * packet, as TCP's own clock does once sch_fq has marked the socket.
+ * sch_fq marks on its fast path too, so on a socket's first packet; we
+ * cannot pace on the fast path, which has no clock, and doing it on the
+ * flow path for every packet cost TCP 1% (docs/fq.md). Not while any flow
+ * is throttled either: its own may be, and the packet would pass the ones
+ * queued there.
  */
 static __always_inline bool fq_fastpath_ok(const struct bq_instance *inst,
 					   const struct fq_sched *q, const struct fq_params *p,
 					   const struct Qdisc *sch, struct sock *sk,
-					   bool orphan, u8 cb, u64 time, u64 now)
+					   bool orphan, bool paced, u8 cb, u64 time, u64 now)
 {
 	if (time > now || p->maxrate)
 		return false;
 	if (sk && !orphan && sk->sk_protocol != IPPROTO_TCP &&
 	    sk->sk_max_pacing_rate != ~0UL)
+		return false;
+	if (paced && sk->sk_pacing_rate != ~0UL)
 		return false;
 	if (!sch->q.qlen)
 		return true;
@@ -443,7 +470,7 @@ BQ_ENQUEUE(fq)
 	struct bq_instance *inst;
 	struct fq_sched *q = bq_enter(sch, &inst, &p);
 	struct sock *sk = skb->sk;
-	u64 now, time, key, tstamp;
+	u64 now, time, key = 0, tstamp, *paced = NULL;
 	bool orphan = false, by_hash = false, was_empty;
 	struct bq_list *idle_list;
 	struct fq_flow *f;
@@ -499,11 +526,17 @@ BQ_ENQUEUE(fq)
 	if (!orphan && sk && p->pacing && sk->sk_pacing_status == SK_PACING_NONE)
 		cb |= FQ_CB_SKRATE;
 	*fq_cb_flags(skb) = cb;
+	if ((cb & FQ_CB_SKRATE) && !by_hash) {
+		key = fq_sk_key(q, sk);
+		paced = fq_paced_slot(inst, key);
+	}
 
-	if (fq_fastpath_ok(inst, q, p, sch, sk, orphan, cb, time, now)) {
+	if (fq_fastpath_ok(inst, q, p, sch, sk, orphan, paced && *paced == key, cb, time, now)) {
 		inst->cnt.x[X_FASTPATH]++;
 		return fq_band_push(sch, inst, q, &q->internal, skb, time, band, to_free);
 	}
+	if (paced)
+		*paced = key;
 
 	if (by_hash) {	/* the flow dissector may run: not on the fast path */
 		key = (((u64)(bpf_skb_get_hash(skb) & p->orphan_mask)) << 1) | 1;
@@ -890,7 +923,16 @@ BQ_DEQUEUE(fq)
 /* A zeroed state is empty but for the throttled heap's "nothing due". */
 static int fq_setup(struct bq_instance *inst, struct fq_sched *q)
 {
+	u64 *paced;
+	u32 i;
+
 	q->time_next_delayed_flow = FQ_NONE;
+	/* Not a previous instance's sockets, nor ours before a reset. */
+	bpf_for(i, 0, FQ_PACED_SLOTS) {
+		paced = bq_region_lookup(&fq_paced, inst, FQ_PACED_SLOTS, i);
+		if (paced)
+			*paced = 0;
+	}
 	return 0;
 }
 

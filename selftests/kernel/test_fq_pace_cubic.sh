@@ -1,0 +1,71 @@
+# A default-CC (cubic) socket that has shared the qdisc is paced for the
+# rest of its life, as under the kernel's fq with the same options.
+# sch_fq marks a socket SK_PACING_FQ on its first packet while pacing is
+# on (on its fast path too: 7.2.13 and 7.3.4), and TCP then stamps each
+# packet with its paced departure time. bpf_fq cannot write
+# sk_pacing_status: it paces such a socket by sk_pacing_rate on its flow's
+# clock, from the first of its packets that misses the fast path, for
+# good (fq_paced in bpf/fq.bpf.c).
+# Here a UDP socket paced by the qdisc (SO_MAX_PACING_RATE, 1 Mbit/s, 60
+# datagrams) is throttled when a cubic flow starts, so the flow's first
+# packets meet a queue; then the flow writes 128 KB every ~50 ms
+# (iperf3 -b 20M -l 128K) for 3 s, with 20 ms of netem delay on the ACK
+# path, 1 vCPU: unpaced, each write lands in a burst. fq then bpf_fq, both
+# at their defaults, in the same boot, judged at the receiver: a packet
+# socket on vb (rxburst) timestamps the TCP data as it arrives, and for
+# each packet counts the bytes that arrived in the 1 ms up to it.
+# bpf_fq's byte-weighted median of that 1 ms load must be within 1.5x of
+# fq's and at most half of bpf_fq's with `pacing off` (unpaced: the same
+# figure as before the fix, when the socket took the fast path again
+# once the queue was gone), and the flow must carry at least 80% of fq's
+# throughput. On this veth fq's own pacing is coarse (TSO autosizing
+# sends about 1 ms of the pacing rate per GSO packet), so fq alone cannot
+# tell paced from unpaced here: pacing off can.
+. "$(dirname "$0")/lib.sh"
+. "$TOP/selftests/progs/fq_lib.sh"
+
+[ "${VMTEST_ICOUNT:-0}" = 1 ] || skip "bursts are judged on the virtual clock (tools/vmtest --icount)"
+out=$(mktemp)
+trap 'rm -f $out' EXIT
+load_fq
+veth_pair
+# Each connection starts afresh: no ssthresh or RTT left by the one before.
+for ns in a b; do
+	expect ip netns exec $ns sysctl -qw net.ipv4.tcp_no_metrics_save=1
+done
+expect ip netns exec b tc qdisc replace dev vb root netem delay 20ms
+
+# burst: "MBIT/S BURST_MEDIAN_BYTES" of one 3 s cubic flow through va,
+# started while a paced UDP flow is throttled there.
+burst() {
+	iperf_server b
+	ip netns exec b "$FQSEND" -l -d 1 $B 9000 >/dev/null &
+	sink=$!
+	ip netns exec b "$TOP/bin/rxburst" vb 3.5 >$out &
+	rx=$!
+	ip netns exec a "$FQSEND" -c -R 125000 -s 1000 -n 60 $B 9000 >/dev/null ||
+		fail "fqsend exited $?"
+	m=$(iperf_mbps a $B 3 -C cubic -b 20M -l 128K)
+	wait $rx || fail "rxburst exited $?"
+	wait $sink || fail "fqsend -l exited $?"
+	echo "$m $(awk '{ print $6 }' $out)"
+}
+
+expect ip netns exec a tc qdisc replace dev va root fq
+set -- $(burst)
+fq_mbps=$1 fq_burst=$2
+expect ip netns exec a tc qdisc del dev va root
+expect "$BQ" -n a qdisc add dev va root bpf_fq pacing off
+set -- $(burst)
+off_burst=$2
+expect ip netns exec a tc qdisc del dev va root
+expect "$BQ" -n a qdisc add dev va root bpf_fq
+set -- $(burst)
+res="fq: $fq_mbps Mbit/s, median 1 ms load $fq_burst bytes; bpf_fq: $1 Mbit/s, $2 bytes"
+res="$res; bpf_fq pacing off: $off_burst bytes"
+note "a cubic flow that met a queue, 128 KB writes, 20 ms RTT: $res"
+[ "$fq_burst" -gt 0 ] && [ "$2" -gt 0 ] || fail "no data seen at the receiver: $res"
+[ $((2 * $2)) -le $((3 * fq_burst)) ] || fail "bpf_fq sends cubic in bursts: $res"
+[ $((2 * $2)) -le "$off_burst" ] || fail "bpf_fq does not pace cubic: $res"
+[ "$1" -ge $((fq_mbps * 8 / 10)) ] || fail "bpf_fq carries less than 80% of fq: $res"
+exit 0
