@@ -23,9 +23,9 @@
 # "tcp1 pps"). Tests: tcp1, tcp8, tcp32 (iperf3 Mbit/s), rtt (sockperf
 # TCP ping-pong p50 and p99, µs), pps (64-byte UDP frames per second),
 # paced (16 UDP sockets paced at 1 MB/s each by the qdisc, every packet
-# throttled: the throttled heap's cost; datagrams per second sent), flows
-# (64-byte UDP over FLOWS flows, default 1, as tools/bench's scale table
-# sends them: pkt/s at the receiver; with FQ_PARAMS and FQ_KPARAMS
+# throttled: the throttled heap's cost; datagrams per second sent), flows:N
+# (64-byte UDP over N flows, as tools/bench's scale table sends them:
+# pkt/s at the receiver; with FQ_PARAMS and FQ_KPARAMS
 # "orphan_mask 4294967295 maxrate 10gbit" every port is a flow and both
 # qdiscs stay off their fast path). FQ_KPARAMS: the kernel fq's parameters.
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
@@ -55,7 +55,7 @@ run) shift ;;
 *) usage ;;
 esac
 for t in ${NOSTATS_TESTS:-} ${TESTS-tcp1 pps}; do
-	case $t in tcp1 | tcp8 | tcp32 | rtt | pps | paced | flows) ;; *) echo "fq_ab: unknown test '$t'" >&2; exit 2 ;; esac
+	case $t in tcp1 | tcp8 | tcp32 | rtt | pps | paced | flows:[1-9]*) ;; *) echo "fq_ab: unknown test '$t'" >&2; exit 2 ;; esac
 done
 for v; do
 	[ -r "$OBJS/$v.bpf.o" ] || { echo "fq_ab: no $OBJS/$v.bpf.o: fq_ab.sh build $v FILE first" >&2; exit 2; }
@@ -95,8 +95,8 @@ paced() {
 	wait $!
 }
 flows() {
-	n=${FLOWS:-1} n0=$(rx_packets) t0=$(date +%s.%N)
-	fq_scale_send $n
+	n0=$(rx_packets) t0=$(date +%s.%N)
+	fq_scale_send $1
 	echo "$n0 $(rx_packets) $t0 $(date +%s.%N)" | awk '{ printf "%.0f", ($2 - $1) / ($4 - $3) }'
 }
 rtt() {
@@ -119,7 +119,10 @@ measure() {
 	case $1 in bpf_*) [ "$STATS" = 1 ] && p=${1#bpf_} ;; esac
 	[ -n "$p" ] && e0=$(prog_cost "${p}_enqueue") d0=$(prog_cost "${p}_dequeue")
 	n0=$(tc_stat a va packets) b0=$(busy_ns)
-	v=$($2)
+	case $2 in
+	flows:*) v=$(flows ${2#flows:}) ;;
+	*) v=$($2) ;;
+	esac
 	v="$v nspp $(echo "$b0 $(busy_ns) $n0 $(tc_stat a va packets)" | awk '$4 > $3 { printf "%.0f", ($2 - $1) / ($4 - $3) }')"
 	if [ -n "$p" ]; then
 		echo "$1 $2 $3 $v enq $(cost_since "${p}_enqueue" "$e0") deq $(cost_since "${p}_dequeue" "$d0")" \
