@@ -259,6 +259,57 @@ static __always_inline u32 bq_hash32(u64 key)
 }
 
 /*
+ * A keyed hash of 64-bit words, for keys a sender chooses (addresses and
+ * ports): SipHash-1-3, the kernel's hsiphash on 64-bit, from its
+ * published definition: bq_sip_init(), bq_sip_word() for each word,
+ * bq_sip_final32(). Without the 128-bit key, nobody can pick inputs
+ * that collide; bq_hash32()'s multiply lets anyone who can shift a sum
+ * (a port) land where they like, whatever seed was mixed in before.
+ */
+#define BQ_ROTL64(x, b)	(((x) << (b)) | ((x) >> (64 - (b))))
+
+struct bq_sip {
+	u64 v0, v1, v2, v3;
+};
+
+static __always_inline void bq_sip_round(struct bq_sip *s)
+{
+	s->v0 += s->v1; s->v1 = BQ_ROTL64(s->v1, 13); s->v1 ^= s->v0; s->v0 = BQ_ROTL64(s->v0, 32);
+	s->v2 += s->v3; s->v3 = BQ_ROTL64(s->v3, 16); s->v3 ^= s->v2;
+	s->v0 += s->v3; s->v3 = BQ_ROTL64(s->v3, 21); s->v3 ^= s->v0;
+	s->v2 += s->v1; s->v1 = BQ_ROTL64(s->v1, 17); s->v1 ^= s->v2; s->v2 = BQ_ROTL64(s->v2, 32);
+}
+
+static __always_inline void bq_sip_word(struct bq_sip *s, u64 m)
+{
+	s->v3 ^= m;
+	bq_sip_round(s);
+	s->v0 ^= m;
+}
+
+static __always_inline void bq_sip_init(struct bq_sip *s, const u64 key[2])
+{
+	s->v0 = key[0] ^ 0x736f6d6570736575ULL;
+	s->v1 = key[1] ^ 0x646f72616e646f6dULL;
+	s->v2 = key[0] ^ 0x6c7967656e657261ULL;
+	s->v3 = key[1] ^ 0x7465646279746573ULL;
+}
+
+/* After words 64-bit words: the hash, folded to 32 bits. */
+static __always_inline u32 bq_sip_final32(struct bq_sip *s, u32 words)
+{
+	u64 h;
+
+	bq_sip_word(s, (u64)(words * 8) << 56);	/* the length, and no tail */
+	s->v2 ^= 0xff;
+	bq_sip_round(s);
+	bq_sip_round(s);
+	bq_sip_round(s);
+	h = s->v0 ^ s->v1 ^ s->v2 ^ s->v3;
+	return h ^ (h >> 32);
+}
+
+/*
  * The instance's slot is kept in Qdisc.limit: BPF cannot reach qdisc_priv(),
  * and limit is the one per-qdisc word it may write that the kernel never
  * reads for a BPF qdisc. One ARRAY lookup, which the verifier inlines, and

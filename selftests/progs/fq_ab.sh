@@ -23,7 +23,11 @@
 # "tcp1 pps"). Tests: tcp1, tcp8, tcp32 (iperf3 Mbit/s), rtt (sockperf
 # TCP ping-pong p50 and p99, µs), pps (64-byte UDP frames per second),
 # paced (16 UDP sockets paced at 1 MB/s each by the qdisc, every packet
-# throttled: the throttled heap's cost; datagrams per second sent).
+# throttled: the throttled heap's cost; datagrams per second sent), flows:N
+# (64-byte UDP over N flows, as tools/bench's scale table sends them:
+# pkt/s at the receiver; with FQ_PARAMS and FQ_KPARAMS
+# "orphan_mask 4294967295 maxrate 10gbit" every port is a flow and both
+# qdiscs stay off their fast path). FQ_KPARAMS: the kernel fq's parameters.
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 OBJS=$TOP/.output/fq_ab
 
@@ -51,7 +55,7 @@ run) shift ;;
 *) usage ;;
 esac
 for t in ${NOSTATS_TESTS:-} ${TESTS-tcp1 pps}; do
-	case $t in tcp1 | tcp8 | tcp32 | rtt | pps | paced) ;; *) echo "fq_ab: unknown test '$t'" >&2; exit 2 ;; esac
+	case $t in tcp1 | tcp8 | tcp32 | rtt | pps | paced | flows:[1-9]*) ;; *) echo "fq_ab: unknown test '$t'" >&2; exit 2 ;; esac
 done
 for v; do
 	[ -r "$OBJS/$v.bpf.o" ] || { echo "fq_ab: no $OBJS/$v.bpf.o: fq_ab.sh build $v FILE first" >&2; exit 2; }
@@ -90,6 +94,11 @@ paced() {
 	echo $(( ($(tc_stat a va packets) - n0) / SECS ))
 	wait $!
 }
+flows() {
+	n0=$(rx_packets) t0=$(date +%s.%N)
+	fq_scale_send $1
+	echo "$n0 $(rx_packets) $t0 $(date +%s.%N)" | awk '{ printf "%.0f", ($2 - $1) / ($4 - $3) }'
+}
 rtt() {
 	f=$(mktemp)
 	ip netns exec a sockperf pp --tcp --no-rdtsc --full-rtt -i $B -p 11111 -t $((SECS > 2 ? SECS : 2)) >"$f" 2>&1
@@ -110,7 +119,10 @@ measure() {
 	case $1 in bpf_*) [ "$STATS" = 1 ] && p=${1#bpf_} ;; esac
 	[ -n "$p" ] && e0=$(prog_cost "${p}_enqueue") d0=$(prog_cost "${p}_dequeue")
 	n0=$(tc_stat a va packets) b0=$(busy_ns)
-	v=$($2)
+	case $2 in
+	flows:*) v=$(flows ${2#flows:}) ;;
+	*) v=$($2) ;;
+	esac
 	v="$v nspp $(echo "$b0 $(busy_ns) $n0 $(tc_stat a va packets)" | awk '$4 > $3 { printf "%.0f", ($2 - $1) / ($4 - $3) }')"
 	if [ -n "$p" ]; then
 		echo "$1 $2 $3 $v enq $(cost_since "${p}_enqueue" "$e0") deq $(cost_since "${p}_dequeue" "$d0")" \
@@ -124,7 +136,11 @@ rounds() {
 	for r in $(seq $ROUNDS); do
 		for k in $(rotate $r $KINDS); do
 			ip netns exec a tc qdisc del dev va root 2>/dev/null
-			ip netns exec a tc qdisc add dev va root $k
+			case $k in
+			bpf_*) ip netns exec a tc qdisc add dev va root $k ;;
+			# shellcheck disable=SC2086 # a list of words
+			*) ip netns exec a tc qdisc add dev va root $k ${FQ_KPARAMS:-} ;;
+			esac
 			for t in $1; do measure $k $t $r; done
 		done
 	done

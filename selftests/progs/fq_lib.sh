@@ -83,6 +83,16 @@ rotate() {
 	for w; do [ $i -lt $r ] && printf '%s ' "$w"; i=$((i + 1)); done
 }
 
+# fq_scale_send N: N + 10000 64-byte UDP datagrams from a to b over N flows
+# (for a qdisc that hashes unconnected sockets by 4-tuple), so that every
+# flow is in the table at the end. Ports stay below 65536: beyond 50000
+# flows each socket (its own source port) takes 50000 destination ports;
+# 1M flows are 20 sockets x 50000 ports.
+fq_scale_send() {
+	socks=$(( ($1 + 49999) / 50000 ))
+	ip netns exec a "$FQSEND" -f $socks -p $(( $1 / socks )) -n $(( $1 + 10000 )) -s 18 $B 10000 >/dev/null
+}
+
 # rx_packets: packets vb (b's veth end, made by veth_pair) has received.
 rx_packets() { ip netns exec b cat /sys/class/net/vb/statistics/rx_packets; }
 
