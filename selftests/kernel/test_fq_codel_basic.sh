@@ -57,12 +57,15 @@ echo "$show" | grep -q "target 2ms" && echo "$show" | grep -q "interval 50ms" ||
 ip netns exec a ping -q -c 3 -i 0.2 -W 2 $B >/dev/null || fail "ping after change"
 
 # Bad input: exit 2, one line, nothing changed.
-expect_err 2 "quantum 100 is out of range" "$BQ" -n a qdisc change dev va root quantum 100
-expect_err 2 "flows 0 is out of range" "$BQ" -n a qdisc change dev va root flows 0
+expect_err 2 "quantum 2mb is out of range" "$BQ" -n a qdisc change dev va root quantum 2mb
+expect_err 2 "flows 16384 is out of range" "$BQ" -n a qdisc change dev va root flows 16384
 expect_err 2 "bad value '5x' for target" "$BQ" -n a qdisc change dev va root target 5x
-expect_err 2 "unknown parameter 'ecn'" "$BQ" -n a qdisc change dev va root ecn on
-expect_err 2 "unknown parameter 'ce_threshold'" "$BQ" -n a qdisc add dev va root bpf_fq_codel ce_threshold 1ms
+expect_err 2 "never marks ECN: it always behaves as noecn" "$BQ" -n a qdisc change dev va root ecn
+expect_err 2 "never marks ECN" "$BQ" -n a qdisc add dev va root bpf_fq_codel ce_threshold 1ms
 [ "$("$BQ" -n a qdisc show dev va)" = "$show" ] || fail "bad input changed: $("$BQ" -n a qdisc show dev va)"
+# Below 256 bytes, quantum is raised to 256, as sch_fq_codel raises it.
+expect "$BQ" -n a qdisc change dev va root quantum 100
+[ "$(opt quantum)" = 256 ] || fail "quantum 100 became $(opt quantum), not 256"
 expect ip netns exec a tc qdisc del dev va root
 [ "$("$BQ" list | grep -c "^  ifindex" || true)" = 0 ] || fail "instances left: $("$BQ" list)"
 exit 0
