@@ -254,7 +254,7 @@ clean:
 # kind, which tc finds in TC_LIB_DIR=bin/tc. It runs inside tc, which has a
 # libbpf of its own: built of the libbpf-free parts of src/ alone.
 KINDS := $(shell grep ^BQ_QDISC src/qdiscs.def | cut -d, -f1 | cut -c10-)
-TC_PLUGIN_SRCS := src/tc/q_bpf.c src/units.c src/meta.c src/elf.c src/qdiscs.c src/objkind.c src/json.c src/nl.c
+TC_PLUGIN_SRCS := src/tc/q_bpf.c src/units.c src/meta.c src/elf.c src/qdiscs.c src/objkind.c src/pindir.c src/json.c src/nl.c
 TC_PLUGIN_LINKS := $(patsubst %,$(BIN)/tc/q_bpf_%.so,$(KINDS))
 all: $(TC_PLUGIN_LINKS)
 $(BIN)/tc/q_bpf.so: $(TC_PLUGIN_SRCS) src/lib.h include/bpfqdisc.h src/qdiscs.def $(OUTPUT)/skels.h | check-deps

@@ -17,6 +17,7 @@
 #include <linux/bpf.h>
 #include <sys/syscall.h>
 #include "lib.h"
+#include "pindir.h"
 
 static int sys_bpf(int cmd, union bpf_attr *attr)
 {
@@ -102,8 +103,9 @@ bool bq_kind_name_ok(const char *name)
 static bool ours(const char *path)
 {
 	struct stat st;
+	char why[256];
 
-	return !lstat(path, &st) && st.st_uid == geteuid() && !(st.st_mode & (S_IWGRP | S_IWOTH));
+	return !lstat(path, &st) && !bq_check_owner(path, &st, why, sizeof(why));
 }
 
 void bq_kinds_discover(void)
