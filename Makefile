@@ -263,6 +263,20 @@ $(BIN)/tc/q_bpf.so: $(TC_PLUGIN_SRCS) src/lib.h include/bpfqdisc.h src/qdiscs.de
 	$(Q)$(CC) $(CFLAGS) -Isrc -fPIC -shared -fvisibility=hidden $(TC_PLUGIN_SRCS) -lm -o $@
 $(TC_PLUGIN_LINKS): $(BIN)/tc/q_bpf.so
 	$(Q)ln -sf q_bpf.so $@
+# The template of the plugins bpfqdisc load PATH writes for kinds from
+# files (src/tcplugin.c, which embeds it): no built-in kind, one exported
+# placeholder, and a System V symbol hash (DT_HASH, which glibc's dlopen
+# takes alone), which is simple to rebuild for the new name.
+$(OUTPUT)/tc_template.so: $(TC_PLUGIN_SRCS) src/lib.h include/bpfqdisc.h | $(OUTPUT) check-deps
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) -Isrc -fPIC -shared -fvisibility=hidden -DBQ_TC_TEMPLATE \
+		-DBQ_QDISCS='"/dev/null"' -DBQ_SKELS='"/dev/null"' -Wl,--hash-style=sysv -s \
+		$(TC_PLUGIN_SRCS) -lm -o $@
+# Where the plugins go unless TC_LIB_DIR says: where Debian's tc looks
+# (its LIBDIR/tc), whatever PREFIX bpfqdisc is installed under.
+$(OUTPUT)/tcplugin.o: $(OUTPUT)/tc_template.so
+$(OUTPUT)/tcplugin.o: CFLAGS += -DBQ_TC_TEMPLATE_SO='"$(OUTPUT)/tc_template.so"' \
+	-DBQ_TC_LIBDIR='"/usr/lib/$(or $(MULTIARCH),x86_64-linux-gnu)/tc"'
 
 # make install [PREFIX=/usr/local] [DESTDIR=]: the CLI, the BPF objects of
 # bpf/ (the CLI embeds them; these are for bpftool users), the man page, bash
