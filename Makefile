@@ -401,8 +401,10 @@ deb: $(BIN)/bpfqdisc $(BIN)/hbm $(BPF_OBJS) $(OUTPUT)/vmlinux.h
 # in a directory outside the tree, clang with only the installed headers
 # and pkg-config --cflags bpfqdisc. The test VM has no clang. fwnext is
 # the same FIFO built for the next framework major, which load refuses.
+# markq, a qdisc with classes (test_load_class), is built the same way
+# from a copy of its source in that directory.
 OOT := $(abspath $(OUTPUT))/oot
-all: $(OOT)/myq.bpf.o
+all: $(OOT)/myq.bpf.o $(OOT)/markq.bpf.o
 $(OOT)/myq.bpf.o: $(BIN)/bpfqdisc $(BIN)/hbm $(BIN)/tc/q_bpf.so $(BPF_OBJS) $(OUTPUT)/vmlinux.h $(FW_HEADERS) \
 		tools/bpfqdisc.pc.in
 	$(call msg,OOT,$@)
@@ -414,3 +416,9 @@ $(OOT)/myq.bpf.o: $(BIN)/bpfqdisc $(BIN)/hbm $(BIN)/tc/q_bpf.so $(BPF_OBJS) $(OU
 		$(CLANG) -target bpf -O2 -g $$(pkg-config --cflags bpfqdisc) \
 			-DBQ_FRAMEWORK_MAJOR=$(shell expr $(FW_MAJOR) + 1) -c fwnext.bpf.c -o ../fwnext.bpf.o && \
 		$(CLANG) -target bpf -O2 -g $$(pkg-config --cflags bpfqdisc) -c myq.bpf.c -o ../myq.bpf.o
+
+$(OOT)/markq.bpf.o: selftests/oot/markq.bpf.c $(OOT)/myq.bpf.o
+	$(call msg,OOT,$@)
+	$(Q)cp $< $(OOT)/work/ && cd $(OOT)/work && \
+		export PKG_CONFIG_PATH=$(OOT)/dest/usr/lib/pkgconfig && \
+		$(CLANG) -target bpf -O2 -g $$(pkg-config --cflags bpfqdisc) -c markq.bpf.c -o ../markq.bpf.o
