@@ -417,6 +417,21 @@ $(OOT)/myq.bpf.o: $(BIN)/bpfqdisc $(BIN)/hbm $(BIN)/tc/q_bpf.so $(BPF_OBJS) $(OU
 			-DBQ_FRAMEWORK_MAJOR=$(shell expr $(FW_MAJOR) + 1) -c fwnext.bpf.c -o ../fwnext.bpf.o && \
 		$(CLANG) -target bpf -O2 -g $$(pkg-config --cflags bpfqdisc) -c myq.bpf.c -o ../myq.bpf.o
 
+# myq renamed, each with a name load must refuse (test_load_refuse): a kind
+# named as a parameter, a statistic named as a core counter, one whose
+# Prometheus name is a core metric's, one whose name fills its field.
+OOT_CLASHES := limit dupstat qlen longstat
+OOT_SED_limit := s/myq/limit/g
+OOT_SED_dupstat := s/myq/dupstat/g; s/"qlen_max"/"dequeued"/
+OOT_SED_qlen := s/myq/qlen/g; s/"qlen_max"/"packets"/
+OOT_SED_longstat := s/myq/longstat/g; s/"qlen_max"/"abcdefghijklmnopqrstuvwx"/
+all: $(patsubst %,$(OOT)/%.bpf.o,$(OOT_CLASHES))
+$(patsubst %,$(OOT)/%.bpf.o,$(OOT_CLASHES)): $(OOT)/%.bpf.o: $(OOT)/myq.bpf.o
+	$(call msg,OOT,$@)
+	$(Q)cd $(OOT)/work && sed '$(OOT_SED_$*)' myq.bpf.c >$*.bpf.c && \
+		export PKG_CONFIG_PATH=$(OOT)/dest/usr/lib/pkgconfig && \
+		$(CLANG) -target bpf -O2 -g $$(pkg-config --cflags bpfqdisc) -c $*.bpf.c -o ../$*.bpf.o
+
 $(OOT)/markq.bpf.o: selftests/oot/markq.bpf.c $(OOT)/myq.bpf.o
 	$(call msg,OOT,$@)
 	$(Q)cp $< $(OOT)/work/ && cd $(OOT)/work && \

@@ -213,6 +213,8 @@ struct bq_kind_meta {
 	struct bq_kind_classes classes;
 };
 const struct bq_kind_meta *bq_kind_meta(const struct bq_kind *k);
+/* The first kind with a parameter called name, and that parameter; NULL if none. */
+const struct bq_kind *bq_param_owner(const char *name, const char **param);
 /* The kind's parameter table, with values set to the built-in defaults. */
 int bq_kind_params(const struct bq_kind *k, struct bq_param_set *set);
 
@@ -292,6 +294,8 @@ int bq_nl_parse_dump(const void *buf, size_t len, int ifindex, struct bq_qdisc_i
 int bq_nl_qdisc_list(int ifindex, struct bq_qdisc_info **out, size_t *n);
 /* The kind of the qdisc of ifindex at handle (if not 0) or parent, "" if none. */
 void bq_nl_qdisc_kind(int ifindex, __u32 parent, __u32 handle, char *kind, size_t len);
+/* Whether name is a key of stats -j's "bpf", or a Prometheus metric, that every kind has. */
+bool bq_core_name(const char *name, bool prometheus);
 /* Whether instance q is the qdisc tc of netns (show.c). */
 bool bq_same_qdisc(const struct bq_instance *q, __u64 netns, const struct bq_qdisc_info *tc);
 
