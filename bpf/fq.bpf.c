@@ -402,7 +402,8 @@ static __always_inline struct fq_flow *fq_idle_flow(const struct bq_instance *in
 	f = *idx ? fq_flow(inst, *idx) : NULL;
 	if (f && age - f->age >= min_age)
 		return f;
-	bpf_for(b, 0, FQ_BANDS) {
+	/* Unrolled: an open-coded iterator's calls cost more than the looks. */
+	for (b = 0; b < FQ_BANDS; b++) {
 		*l = &fq_band(q, b)->old_flows;
 		*idx = (*l)->head;
 		f = *idx ? fq_flow(inst, *idx) : NULL;
@@ -431,15 +432,16 @@ static __always_inline bool fq_reclaim(struct bq_instance *inst, struct fq_sched
 
 #define FQ_GC_MIN_AGE	((u32)(FQ_GC_AGE >> 20) + 1)
 
-/* A few flows idle for more than 3 s, freed on every enqueue. */
-static __noinline void fq_gc(struct bq_instance *inst, struct fq_sched *q, u32 age)
+/* Up to FQ_GC_MAX flows idle for more than 3 s freed; how many. */
+static __noinline u32 fq_gc(struct bq_instance *inst, struct fq_sched *q, u32 age)
 {
 	u32 i;
 
-	bpf_for(i, 0, FQ_GC_MAX) {
+	for (i = 0; i < FQ_GC_MAX; i++) {
 		if (!fq_reclaim(inst, q, age, FQ_GC_MIN_AGE))
 			break;
 	}
+	return i;
 }
 
 /*
@@ -554,7 +556,6 @@ BQ_ENQUEUE(fq)
 	struct sock *sk = skb->sk;
 	u64 now, time, key = 0, tstamp, *paced = NULL;
 	bool orphan = false, by_hash = false, was_empty;
-	struct bq_list *idle_list;
 	struct fq_flow *f;
 	u32 idx, sk_hash = 0, band, age;
 	u8 state, cb;
@@ -627,16 +628,12 @@ BQ_ENQUEUE(fq)
 		sk_hash = sk->__sk_common.skc_hash;
 	}
 	/*
-	 * Usually no flow is old enough: then no loop, no call, and no look
-	 * again until the clock (in ~1 ms units) moves on.
+	 * Usually no flow is old enough: one look, then none again until
+	 * the clock (in ~1 ms units) moves on.
 	 */
 	age = fq_age_now(now);
-	if (q->gc_checked != age) {
-		if (fq_idle_flow(inst, q, age, FQ_GC_MIN_AGE, &idle_list, &idx))
-			fq_gc(inst, q, age);
-		else
-			q->gc_checked = age;
-	}
+	if (q->gc_checked != age && !fq_gc(inst, q, age))
+		q->gc_checked = age;
 	idx = fq_classify(inst, q, p, key, now);
 	f = idx ? fq_flow(inst, idx) : NULL;
 	if (!f)
