@@ -615,6 +615,9 @@ BQ_ENQUEUE(fq)
 		inst->cnt.x[X_BAND_DROPS]++;
 		return bq_drop(sch, inst, skb, to_free, BQ_DROP_OVERLIMIT);
 	}
+	/* On the first packet, fast path included: qdisc show gives them. */
+	if (p->quantum == BQ_AUTO || p->initial_quantum == BQ_AUTO)
+		fq_auto_quanta(sch, (struct fq_params *)p);
 	now = bpf_ktime_get_ns();
 	tstamp = skb->tstamp;
 	time = tstamp ?: now;
@@ -630,8 +633,6 @@ BQ_ENQUEUE(fq)
 		return fq_band_push(sch, inst, q, &q->internal, skb, time, band, to_free);
 	}
 
-	if (p->quantum == BQ_AUTO || p->initial_quantum == BQ_AUTO)
-		fq_auto_quanta(sch, (struct fq_params *)p);
 	orphan = fq_sk_orphan(sk);
 	by_hash = orphan || sk->__sk_common.skc_state == TCP_CLOSE;
 	cb = orphan ? FQ_CB_ORPHAN : fq_sk_skrate(p, sk) ? FQ_CB_SKRATE : 0;
