@@ -167,6 +167,7 @@ struct fq_sched {
 	__u32 band_nr;			/* the band being served */
 	__u32 band_pkts[FQ_BANDS];	/* queued in each, fast path included */
 	__u32 gc_checked;		/* age (ns >> 20) of the last GC check */
+	__u32 paced_any;		/* a slot of fq_paced holds a socket */
 	struct bq_list detached;	/* LRU: oldest first */
 	struct bq_ids flow_ids;		/* flow entries in use; free ones linked by link.next */
 	__u64 time_next_delayed_flow;	/* FQ_NONE: nothing throttled */
@@ -402,7 +403,8 @@ static __always_inline struct fq_flow *fq_idle_flow(const struct bq_instance *in
 	f = *idx ? fq_flow(inst, *idx) : NULL;
 	if (f && age - f->age >= min_age)
 		return f;
-	bpf_for(b, 0, FQ_BANDS) {
+	/* Unrolled: an open-coded iterator's calls cost more than the looks. */
+	for (b = 0; b < FQ_BANDS; b++) {
 		*l = &fq_band(q, b)->old_flows;
 		*idx = (*l)->head;
 		f = *idx ? fq_flow(inst, *idx) : NULL;
@@ -431,15 +433,16 @@ static __always_inline bool fq_reclaim(struct bq_instance *inst, struct fq_sched
 
 #define FQ_GC_MIN_AGE	((u32)(FQ_GC_AGE >> 20) + 1)
 
-/* A few flows idle for more than 3 s, freed on every enqueue. */
-static __noinline void fq_gc(struct bq_instance *inst, struct fq_sched *q, u32 age)
+/* Up to FQ_GC_MAX flows idle for more than 3 s freed; how many. */
+static __noinline u32 fq_gc(struct bq_instance *inst, struct fq_sched *q, u32 age)
 {
 	u32 i;
 
-	bpf_for(i, 0, FQ_GC_MAX) {
+	for (i = 0; i < FQ_GC_MAX; i++) {
 		if (!fq_reclaim(inst, q, age, FQ_GC_MIN_AGE))
 			break;
 	}
+	return i;
 }
 
 /*
@@ -492,34 +495,79 @@ static __noinline u32 fq_classify(struct bq_instance *inst, struct fq_sched *q,
 /* --- enqueue ------------------------------------------------------------- */
 
 /*
+ * Listeners (SYN-ACKs in syncookie mode), request and TIME_WAIT sockets
+ * are not flows: sch_fq orphans their packets, and packets without a
+ * socket. Unconnected sockets (TCP_CLOSE: UDP sendto) keep their socket's
+ * pacing rate but are spread by packet hash.
+ */
+static __always_inline bool fq_sk_orphan(const struct sock *sk)
+{
+	return !sk || ((1 << sk->__sk_common.skc_state) &
+		       (TCPF_LISTEN | TCPF_NEW_SYN_RECV | TCPF_TIME_WAIT));
+}
+
+/*
+ * sch_fq sets sk_pacing_status to SK_PACING_FQ, and TCP then paces
+ * through EDT timestamps. We cannot write it: a socket nobody asked to
+ * pace (SK_PACING_NONE: cubic without SO_MAX_PACING_RATE) sends unpaced
+ * timestamps, so we pace it by sk_pacing_rate ourselves (FQ_CB_SKRATE),
+ * as sch_fq did before EDT; with pacing off nobody does. sk not an orphan.
+ */
+static __always_inline bool fq_sk_skrate(const struct fq_params *p, const struct sock *sk)
+{
+	return p->pacing && sk->sk_pacing_status == SK_PACING_NONE;
+}
+
+/*
+ * Whether socket sk (FQ_CB_SKRATE, not by hash) holds its slot of
+ * fq_paced, with a finite rate. No slot holds a socket until one missed
+ * the fast path: then no lookup.
+ */
+static __always_inline bool fq_sk_paced(const struct bq_instance *inst, struct fq_sched *q,
+					struct sock *sk)
+{
+	u64 key, *slot;
+
+	if (!q->paced_any || sk->sk_pacing_rate == ~0UL)
+		return false;
+	key = fq_sk_key(q, sk);
+	slot = fq_paced_slot(inst, key);
+	return slot && *slot == key;
+}
+
+/*
  * sch_fq's fast path (since 6.8): a packet due now, to a qdisc with
  * nothing else ready to go, skips the flow table. Not under maxrate, nor
  * for a non-TCP socket with SO_MAX_PACING_RATE: their flow's clock must
  * see every packet. A socket we pace ourselves (FQ_CB_SKRATE) takes it
- * until one of its packets misses it; from then on (paced: fq_paced) it
- * never does while its rate is finite, so its flow's clock sees every
- * packet, as TCP's own clock does once sch_fq has marked the socket.
- * sch_fq marks on its fast path too, so on a socket's first packet; we
- * cannot pace on the fast path, which has no clock, and doing it on the
- * flow path for every packet cost TCP 1% (docs/fq.md). Not while any flow
- * is throttled either: its own may be, and the packet would pass the ones
- * queued there.
+ * until one of its packets misses it; from then on (fq_paced) it never
+ * does while its rate is finite, so its flow's clock sees every packet,
+ * as TCP's own clock does once sch_fq has marked the socket. sch_fq marks
+ * on its fast path too, so on a socket's first packet; we cannot pace on
+ * the fast path, which has no clock, and doing it on the flow path for
+ * every packet cost TCP 1% (docs/fq.md). Not while any flow is throttled
+ * either: its own may be, and the packet would pass the ones queued
+ * there. It reads only what it needs of the socket, before the flow
+ * path's classification: on ping-pong every packet takes it.
  */
-static __always_inline bool fq_fastpath_ok(const struct bq_instance *inst,
-					   const struct fq_sched *q, const struct fq_params *p,
-					   const struct Qdisc *sch, struct sock *sk,
-					   bool orphan, bool paced, u8 cb, u64 time, u64 now)
+static __always_inline bool fq_fastpath_ok(const struct bq_instance *inst, struct fq_sched *q,
+					   const struct fq_params *p, const struct Qdisc *sch,
+					   struct sock *sk, u64 time, u64 now)
 {
+	bool skrate = false;
+
 	if (time > now || p->maxrate)
 		return false;
-	if (sk && !orphan && sk->sk_protocol != IPPROTO_TCP &&
-	    sk->sk_max_pacing_rate != ~0UL)
-		return false;
-	if (paced && sk->sk_pacing_rate != ~0UL)
-		return false;
+	if (!fq_sk_orphan(sk)) {
+		if (sk->sk_protocol != IPPROTO_TCP && sk->sk_max_pacing_rate != ~0UL)
+			return false;
+		skrate = fq_sk_skrate(p, sk);
+		if (skrate && sk->__sk_common.skc_state != TCP_CLOSE && fq_sk_paced(inst, q, sk))
+			return false;
+	}
 	if (!sch->q.qlen)
 		return true;
-	if (cb & FQ_CB_SKRATE && inst->cnt.x[X_THROTTLED])
+	if (skrate && inst->cnt.x[X_THROTTLED])
 		return false;
 	return inst->cnt.x[X_FLOWS] == inst->cnt.x[X_INACTIVE] + inst->cnt.x[X_THROTTLED] &&
 	       q->internal.len < 8 && q->time_next_delayed_flow > now;
@@ -552,9 +600,8 @@ BQ_ENQUEUE(fq)
 	struct bq_instance *inst;
 	struct fq_sched *q = bq_enter(sch, &inst, &p);
 	struct sock *sk = skb->sk;
-	u64 now, time, key = 0, tstamp, *paced = NULL;
-	bool orphan = false, by_hash = false, was_empty;
-	struct bq_list *idle_list;
+	u64 now, time, key, tstamp, *paced;
+	bool orphan, by_hash, was_empty;
 	struct fq_flow *f;
 	u32 idx, sk_hash = 0, band, age;
 	u8 state, cb;
@@ -568,75 +615,47 @@ BQ_ENQUEUE(fq)
 		inst->cnt.x[X_BAND_DROPS]++;
 		return bq_drop(sch, inst, skb, to_free, BQ_DROP_OVERLIMIT);
 	}
+	/* On the first packet, fast path included: qdisc show gives them. */
 	if (p->quantum == BQ_AUTO || p->initial_quantum == BQ_AUTO)
 		fq_auto_quanta(sch, (struct fq_params *)p);
-
 	now = bpf_ktime_get_ns();
 	tstamp = skb->tstamp;
-	if (!tstamp) {
-		time = now;
-	} else {
-		if ((s64)tstamp > (s64)(now + p->horizon)) {
-			if (p->horizon_drop)
-				return bq_drop(sch, inst, skb, to_free, FQ_DROP_HORIZON);
-			inst->cnt.x[X_HORIZON_CAPS]++;
-			skb->tstamp = now + p->horizon;
-		}
-		time = skb->tstamp;
+	time = tstamp ?: now;
+	if ((s64)tstamp > (s64)(now + p->horizon)) {
+		if (p->horizon_drop)
+			return bq_drop(sch, inst, skb, to_free, FQ_DROP_HORIZON);
+		inst->cnt.x[X_HORIZON_CAPS]++;
+		time = now + p->horizon;
+		skb->tstamp = time;
 	}
-
-	/*
-	 * Listeners (SYN-ACKs in syncookie mode), request and TIME_WAIT
-	 * sockets are not flows: sch_fq orphans their packets. Unconnected
-	 * sockets (TCP_CLOSE: UDP sendto) keep their socket's pacing rate but
-	 * are spread by packet hash.
-	 */
-	if (!sk || ((1 << sk->__sk_common.skc_state) &
-		    (TCPF_LISTEN | TCPF_NEW_SYN_RECV | TCPF_TIME_WAIT))) {
-		orphan = by_hash = true;
-	} else if (sk->__sk_common.skc_state == TCP_CLOSE) {
-		by_hash = true;
-	}
-	/*
-	 * sch_fq sets sk_pacing_status to SK_PACING_FQ, and TCP then paces
-	 * through EDT timestamps. We cannot write it: a socket nobody asked
-	 * to pace (SK_PACING_NONE: cubic without SO_MAX_PACING_RATE) sends
-	 * unpaced timestamps, so we pace it by sk_pacing_rate ourselves,
-	 * as sch_fq did before EDT; with pacing off nobody does.
-	 */
-	cb = orphan ? FQ_CB_ORPHAN : 0;
-	if (!orphan && sk && p->pacing && sk->sk_pacing_status == SK_PACING_NONE)
-		cb |= FQ_CB_SKRATE;
-	*fq_cb_flags(skb) = cb;
-	if ((cb & FQ_CB_SKRATE) && !by_hash) {
-		key = fq_sk_key(q, sk);
-		paced = fq_paced_slot(inst, key);
-	}
-
-	if (fq_fastpath_ok(inst, q, p, sch, sk, orphan, paced && *paced == key, cb, time, now)) {
+	if (fq_fastpath_ok(inst, q, p, sch, sk, time, now)) {
 		inst->cnt.x[X_FASTPATH]++;
 		return fq_band_push(sch, inst, q, &q->internal, skb, time, band, to_free);
 	}
-	if (paced)
-		*paced = key;
 
+	orphan = fq_sk_orphan(sk);
+	by_hash = orphan || sk->__sk_common.skc_state == TCP_CLOSE;
+	cb = orphan ? FQ_CB_ORPHAN : fq_sk_skrate(p, sk) ? FQ_CB_SKRATE : 0;
+	*fq_cb_flags(skb) = cb;
 	if (by_hash) {	/* the flow dissector may run: not on the fast path */
 		key = (((u64)(fq_pkt_hash(q, skb) & p->orphan_mask)) << 1) | 1;
 	} else {
 		key = fq_sk_key(q, sk);
 		sk_hash = sk->__sk_common.skc_hash;
+		/* Paced by its rate for good: fq_fastpath_ok() refuses it now. */
+		paced = (cb & FQ_CB_SKRATE) ? fq_paced_slot(inst, key) : NULL;
+		if (paced) {
+			*paced = key;
+			q->paced_any = 1;
+		}
 	}
 	/*
-	 * Usually no flow is old enough: then no loop, no call, and no look
-	 * again until the clock (in ~1 ms units) moves on.
+	 * Usually no flow is old enough: one look, then none again until
+	 * the clock (in ~1 ms units) moves on.
 	 */
 	age = fq_age_now(now);
-	if (q->gc_checked != age) {
-		if (fq_idle_flow(inst, q, age, FQ_GC_MIN_AGE, &idle_list, &idx))
-			fq_gc(inst, q, age);
-		else
-			q->gc_checked = age;
-	}
+	if (q->gc_checked != age && !fq_gc(inst, q, age))
+		q->gc_checked = age;
 	idx = fq_classify(inst, q, p, key, now);
 	f = idx ? fq_flow(inst, idx) : NULL;
 	if (!f)

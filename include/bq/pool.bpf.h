@@ -47,12 +47,19 @@ static __always_inline struct bq_pkt *bq_pkt(const struct bq_instance *inst, u32
 	return bq_region_lookup(&bq_pool, inst, bq_ring_slots, idx);
 }
 
-/* An unused entry, or 0 when the instance's region is full. */
-static __always_inline u32 bq_pool_alloc(const struct bq_instance *inst, struct bq_pool_state *ps)
+/*
+ * An unused entry and its index (*idx), or NULL when the instance's region
+ * is full. One lookup: a free-list entry is the one whose link was read.
+ */
+static __always_inline struct bq_pkt *bq_pool_alloc(const struct bq_instance *inst,
+						    struct bq_pool_state *ps, u32 *idx)
 {
 	struct bq_pkt *p = ps->ids.free ? bq_pkt(inst, ps->ids.free) : NULL;
 
-	return bq_ids_alloc(&ps->ids, bq_ring_slots, p ? p->next : BQ_IDS_UNREAD);
+	*idx = bq_ids_alloc(&ps->ids, bq_ring_slots, p ? p->next : BQ_IDS_UNREAD);
+	if (!*idx)
+		return NULL;
+	return p ?: bq_pkt(inst, *idx);
 }
 
 /* Links entry idx (time already set) into sq in time order. */
@@ -112,10 +119,7 @@ static __always_inline int bq_skbq_push(struct Qdisc *sch, struct bq_instance *i
 	u32 len = bq_pkt_len(skb), idx;
 	struct bq_pkt *p;
 
-	idx = bq_pool_alloc(inst, ps);
-	if (!idx)
-		return bq_drop(sch, inst, skb, to_free, BQ_DROP_NOMEM);
-	p = bq_pkt(inst, idx);
+	p = bq_pool_alloc(inst, ps, &idx);
 	if (!p)
 		return bq_drop(sch, inst, skb, to_free, BQ_DROP_NOMEM);
 	p->time = time;
