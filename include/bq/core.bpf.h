@@ -69,6 +69,11 @@ void bpf_qdisc_skb_drop(struct sk_buff *skb, struct bpf_sk_buff_ptr *to_free_lis
 void bpf_qdisc_watchdog_schedule(struct Qdisc *sch, u64 expire, u64 delta_ns) __ksym;
 /* .dequeue only. */
 void bpf_qdisc_bstats_update(struct Qdisc *sch, const struct sk_buff *skb) __ksym;
+/*
+ * .init only, on kernels with tools/kernel-patches/0002 (bq_bypass_init):
+ * __weak, so that the same object loads where it is missing.
+ */
+void bpf_qdisc_set_can_bypass(struct Qdisc *sch, bool can_bypass) __ksym __weak;
 
 /* The framework version this object was built for: the loader checks it first. */
 const struct bq_version bq_version SEC(".rodata.bq_version") = {
@@ -728,13 +733,35 @@ static __always_inline int bq_change_params(struct bq_change *req)
  */
 #define BQ_NO_RELEASE(inst, q)
 
+/*
+ * A kind that would send a packet arriving at an empty queue at once, and
+ * keeps sch->q.qlen exact (bq_enqueued and bq_dequeued do), defines
+ * BQ_CAN_BYPASS 1 before including this file: bpf_fifo and bpf_fq_codel,
+ * as pfifo_fast and fq_codel set TCQ_F_CAN_BYPASS. Not bpf_fq or bpf_hbm,
+ * which hold packets back. Where the kernel has the kfunc, a packet that
+ * finds the qdisc empty then goes straight to the driver: tc -s counts it,
+ * the kind's own counters do not see it.
+ */
+#ifndef BQ_CAN_BYPASS
+#define BQ_CAN_BYPASS 0
+#endif
+static __always_inline void bq_bypass_init(struct Qdisc *sch)
+{
+	if (BQ_CAN_BYPASS && bpf_ksym_exists(bpf_qdisc_set_can_bypass))
+		bpf_qdisc_set_can_bypass(sch, true);
+}
+
 /* The five ops: init, reset and destroy each call one function of sch (init with its opt too). */
 #define BQ_OPS_EMIT(name, on_init, on_reset, on_destroy)		\
 	SEC("struct_ops")						\
 	int BPF_PROG(name##_init, struct Qdisc *sch, struct nlattr *opt, \
 		     struct netlink_ext_ack *extack)			\
 	{								\
-		return on_init(sch, opt);				\
+		int err = on_init(sch, opt);				\
+									\
+		if (!err)						\
+			bq_bypass_init(sch);				\
+		return err;						\
 	}								\
 	SEC("struct_ops")						\
 	void BPF_PROG(name##_reset, struct Qdisc *sch)			\
