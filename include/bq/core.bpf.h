@@ -520,6 +520,12 @@ static __always_inline int bq_options_read(const struct nlattr *opt, struct bq_o
 	const int hdrlen = sizeof(struct nlattr);	/* NLA_HDRLEN */
 	struct nlattr hdr;
 
+	/*
+	 * Dead code on a stock kernel; where the stub marks opt nullable
+	 * (tools/kernel-patches/0001) the verifier wants it before opt + hdrlen.
+	 */
+	if (!opt)
+		return 0;
 	if (bpf_probe_read_kernel(&hdr, sizeof(hdr), opt) || hdr.nla_len <= hdrlen)
 		return 0;
 	if (hdr.nla_len != hdrlen + sizeof(*o) ||

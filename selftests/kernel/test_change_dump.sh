@@ -32,13 +32,13 @@ set -e
 note "change to limit 33: exit $rc; to limit 0: exit $rc_range; limit now $(limit)"
 [ "$(created)" = "$born" ] || fail "the change replaced the instance ($born, now $(created))"
 if [ $patched = 1 ]; then
-	echo "$shown" | grep -q ' limit 77 ' || fail "tc qdisc show prints no limit 77: $shown"
+	echo "$shown" | grep -qE ' limit 77( |$)' || fail "tc qdisc show prints no limit 77: $shown"
 	[ "$(tc -j qdisc show dev d0 root | "$JGET" '.[0].options.limit')" = 77 ] ||
 		fail "tc -j qdisc show: $(tc -j qdisc show dev d0 root)"
 	[ $rc = 0 ] || fail "change with options exited $rc"
 	[ $rc_range = 34 ] || fail "change to limit 0 exited $rc_range, expected ERANGE"
 	[ "$(limit)" = 33 ] || fail "limit $(limit) after the change to 33"
-	tc qdisc show dev d0 root | grep -q ' limit 33 ' || fail "tc shows $(tc qdisc show dev d0 root)"
+	tc qdisc show dev d0 root | grep -qE ' limit 33( |$)' || fail "tc shows $(tc qdisc show dev d0 root)"
 else
 	echo "$shown" | grep -q ' limit ' && fail "options shown without a .dump: $shown"
 	[ $rc = 22 ] || fail "change with options exited $rc, expected EINVAL"
