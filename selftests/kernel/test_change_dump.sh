@@ -22,6 +22,7 @@ expect ip link set d0 up
 expect "$NL" d0 bpf_fifo valid 0=77
 born=$(created)
 shown=$(tc qdisc show dev d0 root)
+shown_limit=$(tc -j qdisc show dev d0 root | "$JGET" '.[0].options.limit')
 note "tc qdisc show: $shown"
 set +e
 "$NL" -r d0 bpf_fifo valid 0=33 >/dev/null
@@ -33,8 +34,7 @@ note "change to limit 33: exit $rc; to limit 0: exit $rc_range; limit now $(limi
 [ "$(created)" = "$born" ] || fail "the change replaced the instance ($born, now $(created))"
 if [ $patched = 1 ]; then
 	echo "$shown" | grep -qE ' limit 77( |$)' || fail "tc qdisc show prints no limit 77: $shown"
-	[ "$(tc -j qdisc show dev d0 root | "$JGET" '.[0].options.limit')" = 77 ] ||
-		fail "tc -j qdisc show: $(tc -j qdisc show dev d0 root)"
+	[ "$shown_limit" = 77 ] || fail "tc -j qdisc show gave limit $shown_limit"
 	[ $rc = 0 ] || fail "change with options exited $rc"
 	[ $rc_range = 34 ] || fail "change to limit 0 exited $rc_range, expected ERANGE"
 	[ "$(limit)" = 33 ] || fail "limit $(limit) after the change to 33"
