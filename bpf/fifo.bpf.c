@@ -8,6 +8,8 @@
  * (ring, counters, per-instance state) is the framework's; this file is the
  * whole policy and the reference for docs/writing-a-qdisc.md.
  */
+/* Work-conserving, qlen exact: an empty queue may be bypassed (bq/core.bpf.h). */
+#define BQ_CAN_BYPASS 1
 #include "bq/core.bpf.h"
 #include "bq/ring.bpf.h"
 

@@ -45,8 +45,9 @@
  *
  * An empty qdisc. sch_fq_codel sets TCQ_F_CAN_BYPASS: a packet that finds
  * it empty goes straight to the device, unhashed, past enqueue, dequeue and
- * CoDel. A BPF qdisc cannot set that flag, so such a packet waits in
- * `direct` instead, unhashed (the flow dissector is most of what an
+ * CoDel. So does this one on a kernel with tools/kernel-patches/0002
+ * (BQ_CAN_BYPASS). On a stock kernel a BPF qdisc cannot set that flag, so
+ * such a packet waits in `direct` instead, unhashed (the flow dissector is most of what an
  * enqueue costs), and the next dequeue gives it first. It is the first
  * packet of an empty qdisc, so nothing of its flow is queued before it,
  * and at most one waits there. Like the kernel's bypass it counts in no
@@ -56,6 +57,8 @@
  * packets sit in the framework's pool, in per-bucket FIFOs (enqueue time is
  * the pool's order key, and it only grows); nothing is allocated.
  */
+/* Work-conserving, qlen exact: an empty queue may be bypassed (bq/core.bpf.h). */
+#define BQ_CAN_BYPASS 1
 #include "bq/core.bpf.h"
 #include "bq/pool.bpf.h"
 #include "bq/list.bpf.h"

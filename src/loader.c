@@ -629,6 +629,47 @@ out:
 	return err;
 }
 
+/*
+ * Leaves the framework's .change and .dump out of obj's struct_ops where
+ * the kernel has no stub for them (tools/kernel-patches/0003 adds both): a
+ * stock kernel refuses a program for either member. Returns 0 or -errno.
+ */
+static int drop_unsupported_ops(struct bpf_object *obj)
+{
+	static const char *const ops[] = { "change", "dump" };
+	struct bpf_map *map = struct_ops_map(obj);
+	const struct btf *btf = bpf_object__btf(obj);
+	const struct btf_type *t = map && btf ?
+		btf__type_by_id(btf, bpf_map__btf_value_type_id(map)) : NULL;
+	struct btf *vmlinux = btf__load_vmlinux_btf();
+	char stub[32], *data;
+	size_t size;
+	int err = vmlinux && t ? 0 : -ENOENT;
+
+	data = err ? NULL : bpf_map__initial_value(map, &size);
+	for (size_t i = 0; data && i < sizeof(ops) / sizeof(ops[0]); i++) {
+		const struct btf_member *m = btf_members(t);
+
+		snprintf(stub, sizeof(stub), "Qdisc_ops__%s", ops[i]);
+		if (btf__find_by_name_kind(vmlinux, stub, BTF_KIND_FUNC) > 0)
+			continue;
+		for (int j = 0; j < btf_vlen(t); j++, m++) {
+			size_t off = btf_member_bit_offset(t, j) / 8;
+			struct bpf_program *p;
+
+			if (strcmp(btf__name_by_offset(btf, m->name_off), ops[i]) ||
+			    off + sizeof(void *) > size)
+				continue;
+			p = *(struct bpf_program **)(data + off);
+			if (p)
+				bpf_program__set_autoload(p, false);
+			*(void **)(data + off) = NULL;
+		}
+	}
+	btf__free(vmlinux);
+	return err;
+}
+
 static int load_and_register(const struct bq_kind *k, struct bpf_object *obj,
 			     const struct bq_load_opts *o)
 {
@@ -645,6 +686,11 @@ static int load_and_register(const struct bq_kind *k, struct bpf_object *obj,
 	 * its step: a failed load closes every map, and E2BIG is both an
 	 * array too large and a program too large for the verifier.
 	 */
+	err = drop_unsupported_ops(obj);
+	if (err) {
+		bq_err("cannot read the BTF of %s or of the kernel: %s", k->kind, strerror(-err));
+		return BQ_EXIT_FAIL;
+	}
 	err = bpf_object__prepare(obj);
 	if (err == -ENOMEM || err == -E2BIG) {
 		bq_err("cannot allocate the maps of %s: %s (try smaller --max-instances or --ring-slots)",

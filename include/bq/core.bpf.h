@@ -69,6 +69,19 @@ void bpf_qdisc_skb_drop(struct sk_buff *skb, struct bpf_sk_buff_ptr *to_free_lis
 void bpf_qdisc_watchdog_schedule(struct Qdisc *sch, u64 expire, u64 delta_ns) __ksym;
 /* .dequeue only. */
 void bpf_qdisc_bstats_update(struct Qdisc *sch, const struct sk_buff *skb) __ksym;
+/*
+ * .init only, on kernels with tools/kernel-patches/0002 (bq_bypass_init):
+ * __weak, so that the same object loads where it is missing.
+ */
+void bpf_qdisc_set_can_bypass(struct Qdisc *sch, bool can_bypass) __ksym __weak;
+/*
+ * .dump only, on kernels with tools/kernel-patches/0003: puts opts in the
+ * dump as TCA_OPTIONS. The kernel's struct bpf_qdisc_dump_msg is opaque;
+ * libbpf matches the kfunc by name and kinds, not by the struct's name.
+ */
+struct bq_dump_msg {
+};
+int bpf_qdisc_dump_options(struct bq_dump_msg *msg, const void *opts, u32 opts__sz) __ksym __weak;
 
 /* The framework version this object was built for: the loader checks it first. */
 const struct bq_version bq_version SEC(".rodata.bq_version") = {
@@ -181,6 +194,8 @@ struct {
 	{								\
 		return (const T *)p;					\
 	}
+/* The number of parameters of the kind (BQ_PARAMS). */
+#define BQ_NPARAMS	(sizeof(bq_param_table) / sizeof(bq_param_table[0]))
 #define BQ_PARAM_INDEX(field)						\
 	(__builtin_offsetof(bq_kind_params_t, field) / sizeof(__u64) +	\
 	 0 * sizeof(char[sizeof(((bq_kind_params_t *)0)->field) == sizeof(__u64) ? 1 : -1]))
@@ -505,6 +520,12 @@ static __always_inline int bq_options_read(const struct nlattr *opt, struct bq_o
 	const int hdrlen = sizeof(struct nlattr);	/* NLA_HDRLEN */
 	struct nlattr hdr;
 
+	/*
+	 * Dead code on a stock kernel; where the stub marks opt nullable
+	 * (tools/kernel-patches/0001) the verifier wants it before opt + hdrlen.
+	 */
+	if (!opt)
+		return 0;
 	if (bpf_probe_read_kernel(&hdr, sizeof(hdr), opt) || hdr.nla_len <= hdrlen)
 		return 0;
 	if (hdr.nla_len != hdrlen + sizeof(*o) ||
@@ -654,6 +675,69 @@ static __always_inline void bq_instance_destroy(struct Qdisc *sch)
 	bq_slot_of(inst)->owner = 0;
 }
 
+/*
+ * .change (tools/kernel-patches/0003: tc qdisc change): the parameters
+ * opt gives, checked as at .init, replace the instance's; the others stay.
+ * Under the slot's lock, as bq_change from user space.
+ */
+static __always_inline int bq_instance_change(struct Qdisc *sch, const struct nlattr *opt,
+					      const struct bq_param_desc *table, u32 n)
+{
+	struct bq_instance *inst = bq_instance(sch);
+	struct bq_slot_lock *l;
+	struct bq_options o;
+	struct bq_slot *s;
+	u32 slot, i;
+	int len;
+
+	if (!inst)
+		return -ENOENT;
+	len = bq_options_read(opt, &o);
+	if (len <= 0)
+		return len;
+	if (o.given >> n)
+		return -EINVAL;
+	for (i = 0; i < n; i++)
+		if ((o.given & (1U << i)) && !bq_param_valid(&table[i], o.v[i]))
+			return -ERANGE;
+	slot = inst->slot;
+	s = bq_slot_at(slot);
+	l = bpf_map_lookup_elem(&bq_slot_locks, &slot);
+	if (!s || !l)
+		return -ENOENT;
+	bpf_spin_lock(&l->lock);
+	for (i = 0; i < BQ_MAX_PARAMS; i++)
+		if (o.given & (1U << i))
+			s->params.v[i] = o.v[i];
+	bpf_spin_unlock(&l->lock);
+	return 0;
+}
+
+/*
+ * .dump (tools/kernel-patches/0003: tc qdisc show): the instance's
+ * parameters, all n of them given, as the struct bq_options .init takes.
+ */
+static __always_inline int bq_instance_dump(struct Qdisc *sch, struct bq_dump_msg *msg, u32 n)
+{
+	struct bq_instance *inst = bq_instance(sch);
+	struct bq_options o = { .magic = BQ_OPT_MAGIC, .given = (1U << n) - 1 };
+	struct bq_slot_lock *l;
+	struct bq_slot *s;
+	u32 slot;
+
+	if (!inst)
+		return 0;
+	slot = inst->slot;
+	s = bq_slot_at(slot);
+	l = bpf_map_lookup_elem(&bq_slot_locks, &slot);
+	if (!s || !l)
+		return 0;
+	bpf_spin_lock(&l->lock);
+	__builtin_memcpy(o.v, s->params.v, sizeof(o.v));
+	bpf_spin_unlock(&l->lock);
+	return bpf_qdisc_dump_options(msg, &o, sizeof(o));
+}
+
 /* bq_change's body (struct bq_change says why). */
 static __always_inline int bq_change_params(struct bq_change *req)
 {
@@ -728,13 +812,35 @@ static __always_inline int bq_change_params(struct bq_change *req)
  */
 #define BQ_NO_RELEASE(inst, q)
 
+/*
+ * A kind that would send a packet arriving at an empty queue at once, and
+ * keeps sch->q.qlen exact (bq_enqueued and bq_dequeued do), defines
+ * BQ_CAN_BYPASS 1 before including this file: bpf_fifo and bpf_fq_codel,
+ * as pfifo_fast and fq_codel set TCQ_F_CAN_BYPASS. Not bpf_fq or bpf_hbm,
+ * which hold packets back. Where the kernel has the kfunc, a packet that
+ * finds the qdisc empty then goes straight to the driver: tc -s counts it,
+ * the kind's own counters do not see it.
+ */
+#ifndef BQ_CAN_BYPASS
+#define BQ_CAN_BYPASS 0
+#endif
+static __always_inline void bq_bypass_init(struct Qdisc *sch)
+{
+	if (BQ_CAN_BYPASS && bpf_ksym_exists(bpf_qdisc_set_can_bypass))
+		bpf_qdisc_set_can_bypass(sch, true);
+}
+
 /* The five ops: init, reset and destroy each call one function of sch (init with its opt too). */
 #define BQ_OPS_EMIT(name, on_init, on_reset, on_destroy)		\
 	SEC("struct_ops")						\
 	int BPF_PROG(name##_init, struct Qdisc *sch, struct nlattr *opt, \
 		     struct netlink_ext_ack *extack)			\
 	{								\
-		return on_init(sch, opt);				\
+		int err = on_init(sch, opt);				\
+									\
+		if (!err)						\
+			bq_bypass_init(sch);				\
+		return err;						\
 	}								\
 	SEC("struct_ops")						\
 	void BPF_PROG(name##_reset, struct Qdisc *sch)			\
@@ -751,6 +857,19 @@ static __always_inline int bq_change_params(struct bq_change *req)
 	{								\
 		return bq_change_params(req);				\
 	}								\
+	/* The loader leaves these two out where the kernel lacks them. */ \
+	SEC("struct_ops")						\
+	int BPF_PROG(name##_change, struct Qdisc *sch, struct nlattr *opt, \
+		     struct netlink_ext_ack *extack)			\
+	{								\
+		return bq_instance_change(sch, opt, bq_param_table,	\
+					  BQ_NPARAMS);			\
+	}								\
+	SEC("struct_ops")						\
+	int BPF_PROG(name##_dump, struct Qdisc *sch, struct bq_dump_msg *msg) \
+	{								\
+		return bq_instance_dump(sch, msg, BQ_NPARAMS);		\
+	}								\
 	SEC(".struct_ops.link")						\
 	struct Qdisc_ops name = {					\
 		.enqueue = (void *)name##_enqueue,			\
@@ -758,6 +877,8 @@ static __always_inline int bq_change_params(struct bq_change *req)
 		.init = (void *)name##_init,				\
 		.reset = (void *)name##_reset,				\
 		.destroy = (void *)name##_destroy,			\
+		.change = (void *)name##_change,			\
+		.dump = (void *)name##_dump,				\
 		.id = "bpf_" #name,					\
 	}
 
@@ -768,8 +889,7 @@ static __always_inline int bq_change_params(struct bq_change *req)
 		struct bq_instance *inst;					\
 		struct bq_options initial;				\
 		int err = bq_initial_params(opt, bq_param_table,	\
-					    sizeof(bq_param_table) /	\
-					    sizeof(bq_param_table[0]), &initial) ?: \
+					    BQ_NPARAMS, &initial) ?:	\
 			  bq_instance_create(sch, &initial);		\
 									\
 		if (err)						\

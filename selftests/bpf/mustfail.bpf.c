@@ -72,6 +72,42 @@ int BPF_PROG(handle_init, struct Qdisc *sch, struct nlattr *opt, struct netlink_
 	return 0;
 }
 
+/*
+ * opt is NULL when tc sends no options. A kernel whose .init stub names it
+ * opt__nullable (tools/kernel-patches/0001) refuses this program; the stock
+ * one loads it, and attaching it with no options oopses.
+ */
+SEC("struct_ops")
+int BPF_PROG(nullopt_init, struct Qdisc *sch, struct nlattr *opt, struct netlink_ext_ack *extack)
+{
+	return opt->nla_len > 4 ? -EINVAL : 0;
+}
+
+/* The safe form of the same read: it loads on either kernel. */
+SEC("struct_ops")
+int BPF_PROG(optcheck_init, struct Qdisc *sch, struct nlattr *opt, struct netlink_ext_ack *extack)
+{
+	return opt && opt->nla_len > 4 ? -EINVAL : 0;
+}
+
+/* Bypass is chosen at .init (tools/kernel-patches/0002), not per packet. */
+SEC("struct_ops")
+int BPF_PROG(bypass_enqueue, struct sk_buff *skb, struct Qdisc *sch, struct bpf_sk_buff_ptr *to_free)
+{
+	if (bpf_ksym_exists(bpf_qdisc_set_can_bypass))
+		bpf_qdisc_set_can_bypass(sch, true);
+	bpf_qdisc_skb_drop(skb, to_free);
+	return NET_XMIT_DROP;
+}
+
+SEC("struct_ops")
+int BPF_PROG(bypass_init, struct Qdisc *sch, struct nlattr *opt, struct netlink_ext_ack *extack)
+{
+	if (bpf_ksym_exists(bpf_qdisc_set_can_bypass))
+		bpf_qdisc_set_can_bypass(sch, true);
+	return 0;
+}
+
 #define CASE(name, enq, deq, ini)					\
 	SEC(".struct_ops.link")						\
 	struct Qdisc_ops name = {					\
@@ -89,3 +125,7 @@ CASE(bstats, bstats_enqueue, ok_dequeue, ok_init);
 CASE(drop, ok_enqueue, drop_dequeue, ok_init);
 CASE(handle, ok_enqueue, ok_dequeue, handle_init);
 CASE(noinit, ok_enqueue, ok_dequeue, NULL);
+CASE(nullopt, ok_enqueue, ok_dequeue, nullopt_init);
+CASE(optcheck, ok_enqueue, ok_dequeue, optcheck_init);
+CASE(bypenq, bypass_enqueue, ok_dequeue, ok_init);
+CASE(bypini, ok_enqueue, ok_dequeue, bypass_init);

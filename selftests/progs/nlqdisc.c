@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * nlqdisc DEV KIND PAYLOAD [I=V]...: one raw RTM_NEWQDISC (create, excl)
- * of KIND as DEV's root, with the TCA_OPTIONS PAYLOAD says, as any user
- * with a netlink socket could send it, without bpfqdisc's checks:
+ * nlqdisc [-r] DEV KIND PAYLOAD [I=V]...: one raw RTM_NEWQDISC (create,
+ * excl; with -r create, replace: onto a root of the same kind, the
+ * kernel's change) of KIND as DEV's root, with the TCA_OPTIONS PAYLOAD
+ * says, as any user with a netlink socket could send it, without
+ * bpfqdisc's checks:
  *	none	no TCA_OPTIONS at all (tc without options)
  *	empty	TCA_OPTIONS of length 0
  *	valid	a struct bq_options giving v[I] = V for each I=V (bit I set)
@@ -23,7 +25,7 @@
 
 static int usage(const char *why)
 {
-	fprintf(stderr, "nlqdisc: %s\nusage: nlqdisc DEV KIND none|empty|valid|short|long|magic|garbage [I=V]...\n",
+	fprintf(stderr, "nlqdisc: %s\nusage: nlqdisc [-r] DEV KIND none|empty|valid|short|long|magic|garbage [I=V]...\n",
 		why);
 	return USAGE_EXIT;
 }
@@ -70,7 +72,10 @@ int main(int argc, char **argv)
 	unsigned char opts[200];
 	char msg[256];
 	int ifindex, len = 0, err;
+	bool replace = argc > 1 && !strcmp(argv[1], "-r");
 
+	argc -= replace;
+	argv += replace;
 	if (argc < 4)
 		return usage("too few arguments");
 	ifindex = if_nametoindex(argv[1]);
@@ -81,7 +86,7 @@ int main(int argc, char **argv)
 		if (len < 0)
 			return usage("bad payload or I=V");
 	}
-	err = -bq_nl_qdisc_new(ifindex, TC_H_ROOT, 0, argv[2], false,
+	err = -bq_nl_qdisc_new(ifindex, TC_H_ROOT, 0, argv[2], replace,
 			       strcmp(argv[3], "none") ? opts : NULL, len, msg, sizeof(msg));
 	printf("%s %s %s: %s\n", argv[1], argv[2], argv[3], err ? strerror(err) : "created");
 	return err;

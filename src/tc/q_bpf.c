@@ -289,9 +289,31 @@ static int parse_qopt(struct qdisc_util *qu, int argc, char **argv, struct nlmsg
 	return addattr_l(n, TC_REQ_MAX, TCA_OPTIONS, &o, sizeof(o)) ? -1 : 0;
 }
 
-/* A BPF qdisc has no .dump: the kernel never reports options to print. */
+/* tc's json_print.c: "name value " as text, "name": "value" in JSON. */
+void print_string_name_value(const char *name, const char *value);
+
+/*
+ * The options the kernel reports: only a kernel with
+ * tools/kernel-patches/0003 lets a BPF qdisc have a .dump, which reports
+ * its parameters as the struct bq_options .init takes.
+ */
 static int print_qopt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 {
+	const struct bq_kind *k = bq_kind_find(qu->id);
+	struct bq_param_set set;
+	struct bq_options o;
+	char buf[64];
+
+	if (!opt || RTA_PAYLOAD(opt) != sizeof(o))
+		return 0;
+	memcpy(&o, RTA_DATA(opt), sizeof(o));
+	if (o.magic != BQ_OPT_MAGIC || !k || bq_kind_params(k, &set))
+		return 0;
+	for (size_t i = 0; i < set.n; i++)
+		if (o.given & (1U << i))
+			print_string_name_value(set.desc[i].name,
+						bq_format_value(set.desc[i].unit, o.v[i], buf,
+								sizeof(buf)));
 	return 0;
 }
 
