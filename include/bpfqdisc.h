@@ -30,12 +30,17 @@
  * of a minor up to its own (docs/writing-a-qdisc.md, "What is stable").
  * Defined unless given: the tests build objects for other versions (-D).
  */
-/* 2: a new qdisc's parameters in its TCA_OPTIONS (struct bq_options), no bq_pending */
+/*
+ * 2: a new qdisc's parameters in its TCA_OPTIONS (struct bq_options), no bq_pending.
+ * 2.1: .change and .dump programs, which the loader leaves out where the
+ * kernel has no stub for them (tools/kernel-patches/0003): a 2.0 loader
+ * would hand them to a kernel that refuses the whole map.
+ */
 #ifndef BQ_FRAMEWORK_MAJOR
 #define BQ_FRAMEWORK_MAJOR	2
 #endif
 #ifndef BQ_FRAMEWORK_MINOR
-#define BQ_FRAMEWORK_MINOR	0
+#define BQ_FRAMEWORK_MINOR	1
 #endif
 
 struct bq_version {
