@@ -35,7 +35,7 @@ refused builtin 1 "bpf_fifo is a built-in kind" ./plain_builtin.bpf.o
 refused other_btf 1 "built for another kernel's types: its struct Qdisc_ops sets bq_no_such_op" \
 	./plain_otherbtf.bpf.o --unguarded
 fw=$("$BQ" --version | sed -n 's/.*(framework \([0-9]*\)\.[0-9]*)$/\1/p')
-refused framework 1 "bpf_fwnext was built for the bpfqdisc framework $((fw + 1))\.0; this bpfqdisc reads $fw\.0" \
+refused framework 1 "bpf_fwnext was built for the bpfqdisc framework $((fw + 1))\.[0-9]+; this bpfqdisc reads $fw\.0" \
 	./fwnext.bpf.o
 
 # Names the CLI would misread: bpfqdisc qdisc change dev D limit 5 would
