@@ -172,6 +172,8 @@ struct fq_sched {
 	__u64 time_next_delayed_flow;	/* FQ_NONE: nothing throttled */
 	__u64 sk_scratch;		/* see fq_sk_key() */
 	__u64 hash_key[2];		/* see fq_pkt_hash() */
+	__u64 limit_seen;		/* limit at the last dequeue: see fq_trim() */
+	__u32 trimming;			/* a lowered limit's trim is not done */
 };
 
 BQ_STATE(struct fq_sched);
@@ -870,9 +872,13 @@ static __noinline u32 fq_pick(struct bq_instance *inst, struct fq_sched *q,
  * qdisc change lowered limit, and cannot touch a packet: the excess goes
  * at the next dequeue, as fq_change drops it at once, through dequeue:
  * what would leave next, each flow charged for its turn, and none of the
- * throttled flows' packets, which fq_change keeps too.
+ * throttled flows' packets, which fq_change keeps too. Once: limit is per
+ * band at enqueue, so a queue over it in all is no excess otherwise, and
+ * dropping what is due whenever it was let anyone who holds packets for
+ * later (SO_TXTIME) in two bands stop every other sender. True if the
+ * trim is not done (the bounded search gave up).
  */
-static __noinline void fq_trim(struct Qdisc *sch, struct bq_instance *inst, struct fq_sched *q,
+static __noinline bool fq_trim(struct Qdisc *sch, struct bq_instance *inst, struct fq_sched *q,
 			       const struct fq_params *p, u64 now)
 {
 	struct sk_buff *skb;
@@ -882,14 +888,16 @@ static __noinline void fq_trim(struct Qdisc *sch, struct bq_instance *inst, stru
 
 	bpf_for(i, 0, bq_ring_slots) {
 		if (sch->q.qlen <= p->limit)
-			break;
+			return false;
 		idx = fq_pick(inst, q, p, now, &due);
-		f = idx && idx != FQ_AGAIN ? fq_flow(inst, idx) : NULL;
+		if (idx == FQ_AGAIN)
+			return true;
+		f = idx ? fq_flow(inst, idx) : NULL;
 		if (!f)
-			break;
+			return false;	/* nothing due: fq_change's dequeue stops there */
 		skb = bq_skbq_pop(inst, &q->pool, &f->q);
 		if (!skb)
-			break;
+			return false;
 		fq_band_left(q, skb);
 		if (!f->q.len) {
 			inst->cnt.x[X_INACTIVE]++;
@@ -900,6 +908,7 @@ static __noinline void fq_trim(struct Qdisc *sch, struct bq_instance *inst, stru
 		fq_band(q, q->band_nr)->credit -= plen;
 		bq_drop_queued(sch, inst, skb, BQ_DROP_OVERLIMIT);
 	}
+	return sch->q.qlen > p->limit;
 }
 
 BQ_DEQUEUE(fq)
@@ -930,8 +939,11 @@ BQ_DEQUEUE(fq)
 	now = bpf_ktime_get_ns();
 	if (q->time_next_delayed_flow <= now)
 		fq_unthrottle(inst, q, now);
-	if (sch->q.qlen > p->limit)
-		fq_trim(sch, inst, q, p, now);
+	if (p->limit < q->limit_seen)
+		q->trimming = 1;
+	q->limit_seen = p->limit;
+	if (q->trimming)
+		q->trimming = fq_trim(sch, inst, q, p, now);
 	idx = fq_pick(inst, q, p, now, &due);
 	if (idx == FQ_AGAIN) {
 		/* sch_fq's search has no bound: ours resumes at once. */
@@ -1009,6 +1021,7 @@ static int fq_setup(struct bq_instance *inst, struct fq_sched *q)
 	u32 i;
 
 	q->time_next_delayed_flow = FQ_NONE;
+	q->limit_seen = bq_kind_params(bq_params_of(inst))->limit;
 	q->hash_key[0] = (u64)bpf_get_prandom_u32() << 32 | bpf_get_prandom_u32();
 	q->hash_key[1] = (u64)bpf_get_prandom_u32() << 32 | bpf_get_prandom_u32();
 	/* Not a previous instance's sockets, nor ours before a reset. */
