@@ -263,6 +263,20 @@ $(BIN)/tc/q_bpf.so: $(TC_PLUGIN_SRCS) src/lib.h include/bpfqdisc.h src/qdiscs.de
 	$(Q)$(CC) $(CFLAGS) -Isrc -fPIC -shared -fvisibility=hidden $(TC_PLUGIN_SRCS) -lm -o $@
 $(TC_PLUGIN_LINKS): $(BIN)/tc/q_bpf.so
 	$(Q)ln -sf q_bpf.so $@
+# The template of the plugins bpfqdisc load PATH writes for kinds from
+# files (src/tcplugin.c, which embeds it): no built-in kind, one exported
+# placeholder, and a System V symbol hash (DT_HASH, which glibc's dlopen
+# takes alone), which is simple to rebuild for the new name.
+$(OUTPUT)/tc_template.so: $(TC_PLUGIN_SRCS) src/lib.h include/bpfqdisc.h | $(OUTPUT) check-deps
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) -Isrc -fPIC -shared -fvisibility=hidden -DBQ_TC_TEMPLATE \
+		-DBQ_QDISCS='"/dev/null"' -DBQ_SKELS='"/dev/null"' -Wl,--hash-style=sysv -s \
+		$(TC_PLUGIN_SRCS) -lm -o $@
+# Where the plugins go unless TC_LIB_DIR says: where Debian's tc looks
+# (its LIBDIR/tc), whatever PREFIX bpfqdisc is installed under.
+$(OUTPUT)/tcplugin.o: $(OUTPUT)/tc_template.so
+$(OUTPUT)/tcplugin.o: CFLAGS += -DBQ_TC_TEMPLATE_SO='"$(OUTPUT)/tc_template.so"' \
+	-DBQ_TC_LIBDIR='"/usr/lib/$(or $(MULTIARCH),x86_64-linux-gnu)/tc"'
 
 # make install [PREFIX=/usr/local] [DESTDIR=]: the CLI, the BPF objects of
 # bpf/ (the CLI embeds them; these are for bpftool users), the man page, bash
@@ -387,8 +401,10 @@ deb: $(BIN)/bpfqdisc $(BIN)/hbm $(BPF_OBJS) $(OUTPUT)/vmlinux.h
 # in a directory outside the tree, clang with only the installed headers
 # and pkg-config --cflags bpfqdisc. The test VM has no clang. fwnext is
 # the same FIFO built for the next framework major, which load refuses.
+# markq, a qdisc with classes (test_load_class), is built the same way
+# from a copy of its source in that directory.
 OOT := $(abspath $(OUTPUT))/oot
-all: $(OOT)/myq.bpf.o
+all: $(OOT)/myq.bpf.o $(OOT)/markq.bpf.o
 $(OOT)/myq.bpf.o: $(BIN)/bpfqdisc $(BIN)/hbm $(BIN)/tc/q_bpf.so $(BPF_OBJS) $(OUTPUT)/vmlinux.h $(FW_HEADERS) \
 		tools/bpfqdisc.pc.in
 	$(call msg,OOT,$@)
@@ -400,3 +416,24 @@ $(OOT)/myq.bpf.o: $(BIN)/bpfqdisc $(BIN)/hbm $(BIN)/tc/q_bpf.so $(BPF_OBJS) $(OU
 		$(CLANG) -target bpf -O2 -g $$(pkg-config --cflags bpfqdisc) \
 			-DBQ_FRAMEWORK_MAJOR=$(shell expr $(FW_MAJOR) + 1) -c fwnext.bpf.c -o ../fwnext.bpf.o && \
 		$(CLANG) -target bpf -O2 -g $$(pkg-config --cflags bpfqdisc) -c myq.bpf.c -o ../myq.bpf.o
+
+# myq renamed, each with a name load must refuse (test_load_refuse): a kind
+# named as a parameter, a statistic named as a core counter, one whose
+# Prometheus name is a core metric's, one whose name fills its field.
+OOT_CLASHES := limit dupstat qlen longstat
+OOT_SED_limit := s/myq/limit/g
+OOT_SED_dupstat := s/myq/dupstat/g; s/"qlen_max"/"dequeued"/
+OOT_SED_qlen := s/myq/qlen/g; s/"qlen_max"/"packets"/
+OOT_SED_longstat := s/myq/longstat/g; s/"qlen_max"/"abcdefghijklmnopqrstuvwx"/
+all: $(patsubst %,$(OOT)/%.bpf.o,$(OOT_CLASHES))
+$(patsubst %,$(OOT)/%.bpf.o,$(OOT_CLASHES)): $(OOT)/%.bpf.o: $(OOT)/myq.bpf.o
+	$(call msg,OOT,$@)
+	$(Q)cd $(OOT)/work && sed '$(OOT_SED_$*)' myq.bpf.c >$*.bpf.c && \
+		export PKG_CONFIG_PATH=$(OOT)/dest/usr/lib/pkgconfig && \
+		$(CLANG) -target bpf -O2 -g $$(pkg-config --cflags bpfqdisc) -c $*.bpf.c -o ../$*.bpf.o
+
+$(OOT)/markq.bpf.o: selftests/oot/markq.bpf.c $(OOT)/myq.bpf.o
+	$(call msg,OOT,$@)
+	$(Q)cp $< $(OOT)/work/ && cd $(OOT)/work && \
+		export PKG_CONFIG_PATH=$(OOT)/dest/usr/lib/pkgconfig && \
+		$(CLANG) -target bpf -O2 -g $$(pkg-config --cflags bpfqdisc) -c markq.bpf.c -o ../markq.bpf.o

@@ -27,6 +27,8 @@ static void usage(void)
 		"      the framework (pkg-config bpfqdisc) or a struct_ops Qdisc_ops alone; its\n"
 		"      kind is its .id, bpf_NAME, and then NAME works as a built-in one. One\n"
 		"      without the framework needs --unguarded: any user namespace may use it.\n"
+		"      One with it gets tc's plugin, q_bpf_NAME.so in $TC_LIB_DIR or tc's own\n"
+		"      directory (which must be root's alone), which unload removes.\n"
 		"      PARAM VALUE pairs set the defaults new qdiscs of this kind start with.\n"
 		"      --max-instances: qdiscs of the kind at once (default %d, or as the\n"
 		"      earlier load whose live qdiscs keep its maps). --userns-slots: how many\n"
@@ -140,9 +142,21 @@ static bool plain_kind_allowed(const struct bq_kind *k, int argc, char **argv)
 	return false;
 }
 
+/*
+ * A framework kind from a file gets a plugin of its own for plain tc: put
+ * in place if the load succeeds, and refused with it if it cannot be.
+ */
+static int tc_plugin_stage(const struct bq_kind *k, struct bq_tc_plugin *p)
+{
+	if (!k->path || k->plain)
+		return 0;
+	return bq_tc_plugin_stage(k, p) ? BQ_EXIT_FAIL : 0;
+}
+
 static int cmd_load(int argc, char **argv)
 {
 	struct bq_load_opts o = { .ring_slots = BQ_DEFAULT_RING_SLOTS };
+	struct bq_tc_plugin plugin = {};
 	const struct bq_kind *k;
 	struct bq_param_set set = {};
 	__u32 sized;
@@ -194,7 +208,11 @@ static int cmd_load(int argc, char **argv)
 		return err;
 	o.defaults = set.val;
 	sized = o.max_instances;
-	err = prepare(BQ_NEED_LOAD) ?: bq_load(k, &o);
+	err = prepare(BQ_NEED_LOAD) ?: tc_plugin_stage(k, &plugin) ?: bq_load(k, &o);
+	if (bq_tc_plugin_commit(&plugin, !err)) {
+		bq_unload(k, true);	/* all or nothing */
+		err = BQ_EXIT_FAIL;
+	}
 	if (!err && !sized && o.max_instances != BQ_DEFAULT_MAX_INSTANCES)
 		printf("loaded %s with --max-instances %u, as its earlier load, whose live qdiscs "
 		       "share its maps\n", k->kind, o.max_instances);
@@ -219,6 +237,8 @@ static int cmd_unload(int argc, char **argv)
 		force = true;
 	}
 	err = prepare(BQ_NEED_LOAD) ?: bq_unload(k, force);
+	if (!err && k->path)
+		bq_tc_plugin_remove(k);
 	if (!err)
 		printf("unloaded %s\n", k->kind);
 	return err;

@@ -19,9 +19,10 @@
  * Everything about the kind comes from its descriptor (struct
  * bq_kind_classes): the maps, the fields with their units and ranges, the
  * counters. The arguments are checked before the qdisc is looked up (and
- * before privileges are), against every registered kind with classes: input
- * that none of them takes is refused then, and what the qdisc's own kind
- * does not take once it is found.
+ * before privileges are, but for a word no kind in sight has as a field),
+ * against every registered kind with classes: input that none of them takes
+ * is refused then, and what the qdisc's own kind does not take once it is
+ * found.
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -327,13 +328,15 @@ static int check_fields(const struct bq_kind_classes *cl, struct class_req *r, c
 
 /*
  * Before the qdisc is known: the fields some kind with classes takes. If
- * none does, what is wrong for the first that has every field given, or
- * else for the first.
+ * none does, what is wrong for the one kind whose fields they all are, or
+ * else for the first. When several kinds are that (no field given, which
+ * would name one), the qdisc's own kind says what is wrong once it is
+ * found: "which rate?" is no answer for a qdisc whose classes have none.
  */
 static int check_fields_any(struct class_req *r)
 {
 	char why[256], first[256] = "";
-	bool named = false;
+	size_t takers = 0;
 
 	for (size_t i = 0; i < bq_nkinds; i++) {
 		const struct bq_kind_classes *cl = classes_of(&bq_kinds[i]);
@@ -341,12 +344,15 @@ static int check_fields_any(struct class_req *r)
 
 		if (!err)
 			return 0;
-		if (cl && (!first[0] || (!named && err != -ENOENT))) {
+		if (cl && (err != -ENOENT ? !takers++ : !first[0]))
 			snprintf(first, sizeof(first), "%s", why);
-			named = err != -ENOENT;
-		}
 	}
-	return first[0] ? bad("%s", first) : 0;
+	return first[0] && takers < 2 ? bad("%s", first) : 0;
+}
+
+static enum bq_need verb_needs(const struct class_req *r)
+{
+	return strcmp(r->verb, "show") ? BQ_NEED_LOAD : BQ_NEED_READ;
 }
 
 /* dev DEV [root | parent X:Y | handle X:] [SELECTOR VALUE] [FIELD VALUE ...] [-j] */
@@ -369,8 +375,10 @@ static int parse_args(int argc, char **argv, struct class_req *r)
 			continue;
 		}
 		if (by < 0 && strcmp(a, "dev") && strcmp(a, "parent") && strcmp(a, "handle")) {
+			/* Without privilege the kinds loaded from files are unseen: a
+			 * field of theirs would be called unknown. */
 			if (!known_field(a))
-				return bad("unknown argument '%s'", a);
+				return bq_check_caps(verb_needs(r)) ?: bad("unknown argument '%s'", a);
 			field = true;
 		}
 		if (!v)
@@ -889,7 +897,7 @@ int bq_cmd_class(int argc, char **argv)
 	    strcmp(r.verb, "show"))
 		return bad("unknown class command '%s' (add, change, del, show)", r.verb);
 	err = parse_args(argc - 2, argv + 2, &r) ?: check_args(&r) ?:
-	      bq_check_caps(strcmp(r.verb, "show") ? BQ_NEED_LOAD : BQ_NEED_READ) ?:
+	      bq_check_caps(verb_needs(&r)) ?:
 	      bq_check_kernel() ?: bq_ensure_bpffs() ?: find_qdisc(&r);
 	if (!err)
 		err = strcmp(r.verb, "show") ? write_class(&r) : show(&r);

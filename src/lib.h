@@ -54,6 +54,37 @@ const struct bq_kind *bq_kind_from_file(const char *path, int *exit_code);
 bool bq_kind_name_ok(const char *name);
 /* The kind's object: its bytes, *sz set. */
 const void *bq_kind_elf(const struct bq_kind *k, size_t *sz);
+/* A loaded kind's header and object, as pinned (bq_object) and in its tc
+ * plugin: malloc'd, *sz set; NULL if out of memory. */
+struct bq_object_hdr *bq_object_value(const struct bq_kind *k, size_t *sz);
+
+/*
+ * --- tc plugins of kinds loaded from files (tcplugin.c) ---
+ * load writes q_bpf_NAME.so into tc's plugin directory ($TC_LIB_DIR, else
+ * tc's own): a copy of the template plugin (src/tc/q_bpf.c built with
+ * BQ_TC_TEMPLATE) with its placeholder names made the kind's, and the
+ * kind's bq_object value appended, then a struct bq_tc_trailer.
+ */
+#define BQ_TC_PLACEHOLDER	"bpf_XXXXXXXXXXX"	/* BQ_KIND_LEN - 1 characters */
+#define BQ_TC_KIND_SECTION	".bq_tc_kind"		/* its id: char[BQ_KIND_LEN] */
+struct bq_tc_trailer {
+	char cli[256];		/* the bpfqdisc that wrote it, for tc qdisc change */
+	__u64 size;		/* of the bq_object value before it */
+	char magic[8];
+};
+#define BQ_TC_MAGIC		"bqobject"
+/* The plugin written to a temporary name, until bq_tc_plugin_commit(). */
+struct bq_tc_plugin {
+	char tmp[4096];
+	char path[4096];
+};
+/* Writes k's plugin beside where it goes, after checking the directory
+ * (root's, and no one else's to write). 0, or -1 (said). */
+int bq_tc_plugin_stage(const struct bq_kind *k, struct bq_tc_plugin *p);
+/* Puts it in place if the load went well, else removes it. 0, or -1 (said). */
+int bq_tc_plugin_commit(struct bq_tc_plugin *p, bool loaded);
+/* Removes the plugin of k, an unloaded kind from a file, if there is one. */
+void bq_tc_plugin_remove(const struct bq_kind *k);
 /* "fifo, fq" into buf, for error messages. */
 const char *bq_kind_names(char *buf, size_t len);
 
@@ -157,6 +188,12 @@ struct bq_kind_classes {
  */
 /* Section name of an ELF64 object of sz bytes: its bytes, *len set; NULL if none. */
 const void *bq_elf_section(const void *elf, size_t sz, const char *name, size_t *len);
+/*
+ * Renames dynamic symbol from (the only one of that name) to a name no
+ * longer, in a shared object linked with --hash-style=sysv, and rebuilds
+ * its .hash. 0, or -1 if it is not such an object or has no such symbol.
+ */
+int bq_elf_rename_symbol(void *elf, size_t sz, const char *from, const char *to);
 /* Up to max entries of size sz of the kind's section sec into dst: how many. */
 size_t bq_kind_table(const struct bq_kind *k, const char *sec, void *dst, size_t sz, size_t max);
 /*
@@ -176,6 +213,8 @@ struct bq_kind_meta {
 	struct bq_kind_classes classes;
 };
 const struct bq_kind_meta *bq_kind_meta(const struct bq_kind *k);
+/* The first kind with a parameter called name, and that parameter; NULL if none. */
+const struct bq_kind *bq_param_owner(const char *name, const char **param);
 /* The kind's parameter table, with values set to the built-in defaults. */
 int bq_kind_params(const struct bq_kind *k, struct bq_param_set *set);
 
@@ -255,6 +294,8 @@ int bq_nl_parse_dump(const void *buf, size_t len, int ifindex, struct bq_qdisc_i
 int bq_nl_qdisc_list(int ifindex, struct bq_qdisc_info **out, size_t *n);
 /* The kind of the qdisc of ifindex at handle (if not 0) or parent, "" if none. */
 void bq_nl_qdisc_kind(int ifindex, __u32 parent, __u32 handle, char *kind, size_t len);
+/* Whether name is a key of stats -j's "bpf", or a Prometheus metric, that every kind has. */
+bool bq_core_name(const char *name, bool prometheus);
 /* Whether instance q is the qdisc tc of netns (show.c). */
 bool bq_same_qdisc(const struct bq_instance *q, __u64 netns, const struct bq_qdisc_info *tc);
 

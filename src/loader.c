@@ -575,16 +575,14 @@ static struct bpf_link *register_kind(const struct bq_kind *k, struct bpf_object
 static int pin_object(const struct bq_kind *k)
 {
 	LIBBPF_OPTS(bpf_map_create_opts, mo, .map_flags = BPF_F_RDONLY_PROG);
-	size_t sz = sizeof(struct bq_object_hdr) + k->elf_sz;
-	struct bq_object_hdr *h = calloc(1, sz);
+	size_t sz;
+	struct bq_object_hdr *h = bq_object_value(k, &sz);
 	char path[256];
 	__u32 zero = 0;
 	int fd, err;
 
 	if (!h)
 		return -ENOMEM;
-	snprintf(h->path, sizeof(h->path), "%s", k->path);
-	memcpy(h + 1, k->elf, k->elf_sz);
 	pin_path(path, sizeof(path), k, "bq_object");
 	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "bq_object", sizeof(zero), sz, 1, &mo);
 	err = fd < 0 || bpf_map_update_elem(fd, &zero, h, BPF_ANY) || bpf_map_freeze(fd) ||

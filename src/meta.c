@@ -122,3 +122,19 @@ int bq_kind_params(const struct bq_kind *k, struct bq_param_set *set)
 		set->val.v[i] = set->desc[i].def;
 	return 0;
 }
+
+const struct bq_kind *bq_param_owner(const char *name, const char **param)
+{
+	bq_kinds_discover();
+	for (size_t j = 0; j < bq_nkinds; j++) {
+		const struct bq_kind_meta *m = bq_kinds[j].plain ? NULL : bq_kind_meta(&bq_kinds[j]);
+
+		for (size_t i = 0; m && i < m->nparams; i++) {
+			if (!strcmp(m->params[i].name, name)) {
+				*param = m->params[i].name;
+				return &bq_kinds[j];
+			}
+		}
+	}
+	return NULL;
+}

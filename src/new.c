@@ -19,6 +19,7 @@
 static const char *bad_name(const char *name)
 {
 	size_t len = strlen(name);
+	const char *param;
 
 	if (!len || len > NEW_NAME_MAX)
 		return "expected 1 to 11 characters (the kind bpf_NAME has at most 15)";
@@ -26,6 +27,8 @@ static const char *bad_name(const char *name)
 		return "expected a lowercase letter, then lowercase letters, digits or _ (a C name)";
 	if (bq_kind_find(name))
 		return "a built-in kind has that name";
+	if (bq_param_owner(name, &param))
+		return "a parameter has that name (bpfqdisc qdisc change would take it for the kind)";
 	return NULL;
 }
 

@@ -79,6 +79,19 @@ const struct bq_kind *bq_kinds_add(const char *name, const char *path, const voi
 	return k;
 }
 
+struct bq_object_hdr *bq_object_value(const struct bq_kind *k, size_t *sz)
+{
+	struct bq_object_hdr *h;
+
+	*sz = sizeof(*h) + k->elf_sz;
+	h = calloc(1, *sz);
+	if (!h)
+		return NULL;
+	snprintf(h->path, sizeof(h->path), "%s", k->path);
+	memcpy(h + 1, k->elf, k->elf_sz);
+	return h;
+}
+
 /* A pin directory's name that a loaded kind may have: bpf_NAME's NAME. */
 bool bq_kind_name_ok(const char *name)
 {

@@ -144,12 +144,84 @@ static int check_new_kind(const char *name)
 	return 0;
 }
 
+/* A table's name: NUL-terminated in its field, 1 or more letters, digits or _. */
+static bool name_ok(const char *name, size_t field)
+{
+	size_t len = strnlen(name, field);
+
+	return len && len < field &&
+	       strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") == len;
+}
+
+/*
+ * Names the CLI would misread: a kind named as a parameter (qdisc change
+ * takes a kind word where parameters start), a statistic named as a core
+ * counter (a second key in stats -j) or made a core Prometheus metric by
+ * the kind's prefix, a name without its NUL. 0, or -1 (said).
+ */
+static int check_names(const struct bq_kind *k, const struct bq_kind_meta *m)
+{
+	char prom[sizeof(m->xstats[0].name) + BQ_KIND_LEN + 8];
+	const char *what = NULL, *param;
+	const struct bq_kind *owner;
+	size_t i, bad = 0;
+
+	for (i = 0; i < m->nparams && !what; i++)
+		if (!name_ok(m->params[i].name, sizeof(m->params[i].name)))
+			what = "parameter", bad = i;
+	for (i = 0; i < m->nxstats && !what; i++)
+		if (!name_ok(m->xstats[i].name, sizeof(m->xstats[i].name)))
+			what = "statistic", bad = i;
+	for (i = BQ_DROP_KIND; i < m->ndrops && !what; i++)
+		if (!name_ok(m->drops[i].name, sizeof(m->drops[i].name)))
+			what = "drop reason", bad = i - BQ_DROP_KIND;
+	if (what) {
+		bq_err("%s: %s %zu has no name of 1 to %zu letters, digits or _", k->kind, what, bad,
+		       sizeof(m->params[0].name) - 1);
+		return -1;
+	}
+	for (i = 0; i < m->nxstats; i++) {
+		const char *x = m->xstats[i].name;
+
+		snprintf(prom, sizeof(prom), "%s_%s%s", k->name, x,
+			 m->xstats[i].type == BQ_COUNTER ? "_total" : "");
+		if (bq_core_name(x, false)) {
+			bq_err("%s: statistic \"%s\" is a counter every kind has", k->kind, x);
+			return -1;
+		}
+		if (bq_core_name(prom, true)) {
+			bq_err("%s: statistic \"%s\" would be Prometheus' bpfqdisc_%s, a metric every "
+			       "kind has", k->kind, x, prom);
+			return -1;
+		}
+	}
+	for (i = 0; i < m->nparams; i++) {
+		const struct bq_kind *other = bq_kind_find(m->params[i].name);
+
+		if (other && other != k) {
+			bq_err("%s: parameter \"%s\" is a kind's name (%s)", k->kind,
+			       m->params[i].name, other->kind);
+			return -1;
+		}
+	}
+	owner = bq_param_owner(k->name, &param);
+	if (!owner)
+		owner = bq_param_owner(k->kind, &param);
+	if (owner) {
+		bq_err("%s: its name is a parameter's (%s of %s): give it another (its Qdisc_ops .id)",
+		       k->kind, param, owner->kind);
+		return -1;
+	}
+	return 0;
+}
+
 /* The kind an object file makes, checked, with its tables; NULL (said) on error. */
 static const struct bq_kind *kind_of_object(const char *path, void *bytes, size_t len)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, opts, .object_name = "object");
 	struct bpf_object *obj = bpf_object__open_mem(bytes, len, &opts);
 	const struct bq_kind *k = NULL;
+	const struct bq_kind_meta *meta;
 	char name[BQ_KIND_LEN], *abs;
 	struct bpf_map *ops;
 	bool plain;
@@ -169,7 +241,7 @@ static const struct bq_kind *kind_of_object(const char *path, void *bytes, size_
 	}
 	bpf_object__close(obj);
 	/* A framework object is refused if its tables would be misread. */
-	return k && (plain || bq_kind_meta(k)) ? k : NULL;
+	return k && (plain || ((meta = bq_kind_meta(k)) && !check_names(k, meta))) ? k : NULL;
 }
 
 const struct bq_kind *bq_kind_from_file(const char *path, int *exit_code)

@@ -224,41 +224,61 @@ static void print_prom_xstats(const struct bq_kind *k, const struct view *v, siz
 	}
 }
 
+/* The metrics every kind's qdiscs have; a kind's own are bpfqdisc_KIND_NAME. */
+static const struct { const char *name, *type, *help; } core_metrics[] = {
+	{ "sent_bytes_total", "counter", "Bytes dequeued, as tc -s counts them." },
+	{ "sent_packets_total", "counter", "Packets (GSO segments) dequeued." },
+	{ "backlog_bytes", "gauge", "Bytes queued." },
+	{ "qlen_packets", "gauge", "Packets queued." },
+	{ "enqueued_total", "counter", "skbs the BPF qdisc queued." },
+	{ "dequeued_total", "counter", "skbs the BPF qdisc released." },
+	{ "drops_total", "counter", "skbs the BPF qdisc dropped, by reason." },
+	{ "marks_total", "counter", "skbs the BPF qdisc wanted congestion-marked." },
+};
+
+/* The keys of stats -j's "bpf" that every kind has. */
+static const char *const core_counters[] = {
+	"enqueued", "dequeued", "dequeued_bytes", "marks", "throttled", "resets", "drops",
+};
+
+bool bq_core_name(const char *name, bool prometheus)
+{
+	size_t n = prometheus ? sizeof(core_metrics) / sizeof(core_metrics[0]) :
+			      sizeof(core_counters) / sizeof(core_counters[0]);
+
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(name, prometheus ? core_metrics[i].name : core_counters[i]))
+			return true;
+	return false;
+}
+
 static void print_prom(const struct view *v, size_t n)
 {
-	static const struct { const char *name, *type, *help; } m[] = {
-		{ "sent_bytes_total", "counter", "Bytes dequeued, as tc -s counts them." },
-		{ "sent_packets_total", "counter", "Packets (GSO segments) dequeued." },
-		{ "backlog_bytes", "gauge", "Bytes queued." },
-		{ "qlen_packets", "gauge", "Packets queued." },
-		{ "enqueued_total", "counter", "skbs the BPF qdisc queued." },
-		{ "dequeued_total", "counter", "skbs the BPF qdisc released." },
-		{ "drops_total", "counter", "skbs the BPF qdisc dropped, by reason." },
-		{ "marks_total", "counter", "skbs the BPF qdisc wanted congestion-marked." },
-	};
 	char reason[64];
 
-	for (size_t j = 0; j < sizeof(m) / sizeof(m[0]); j++) {
-		printf("# HELP bpfqdisc_%s %s\n# TYPE bpfqdisc_%s %s\n", m[j].name, m[j].help,
-		       m[j].name, m[j].type);
+	for (size_t j = 0; j < sizeof(core_metrics) / sizeof(core_metrics[0]); j++) {
+		const char *name = core_metrics[j].name;
+
+		printf("# HELP bpfqdisc_%s %s\n# TYPE bpfqdisc_%s %s\n", name, core_metrics[j].help,
+		       name, core_metrics[j].type);
 		for (size_t i = 0; i < n; i++) {
 			const struct bq_counters *c = &v[i].inst.cnt;
 
 			switch (j) {
-			case 0: prom(&v[i], m[j].name, "", v[i].tc.bytes); break;
-			case 1: prom(&v[i], m[j].name, "", v[i].tc.packets); break;
-			case 2: prom(&v[i], m[j].name, "", v[i].tc.backlog); break;
-			case 3: prom(&v[i], m[j].name, "", v[i].tc.qlen); break;
-			case 4: prom(&v[i], m[j].name, "", c->enqueued); break;
-			case 5: prom(&v[i], m[j].name, "", c->dequeued); break;
+			case 0: prom(&v[i], name, "", v[i].tc.bytes); break;
+			case 1: prom(&v[i], name, "", v[i].tc.packets); break;
+			case 2: prom(&v[i], name, "", v[i].tc.backlog); break;
+			case 3: prom(&v[i], name, "", v[i].tc.qlen); break;
+			case 4: prom(&v[i], name, "", c->enqueued); break;
+			case 5: prom(&v[i], name, "", c->dequeued); break;
 			case 6:
 				for (size_t r = 0; v[i].meta && r < v[i].meta->ndrops; r++) {
 					snprintf(reason, sizeof(reason), ",reason=\"%s\"",
 						 v[i].meta->drops[r].name);
-					prom(&v[i], m[j].name, reason, c->drops[r]);
+					prom(&v[i], name, reason, c->drops[r]);
 				}
 				break;
-			case 7: prom(&v[i], m[j].name, "", c->marks); break;
+			case 7: prom(&v[i], name, "", c->marks); break;
 			}
 		}
 	}

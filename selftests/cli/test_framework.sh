@@ -55,6 +55,7 @@ check_new new_symlink 1 "cannot create sym.bpf.c: File exists" sym
 [ ! -e "$W/elsewhere" ] || fail new_symlink_kept "new wrote through the symlink sym.bpf.c"
 rm "$W/sym.bpf.c"
 check_new new_builtin 2 "bad qdisc name 'fifo': a built-in kind has that name" fifo
+check_new new_param 2 "bad qdisc name 'quantum': a parameter has that name" quantum
 check_new new_bad_char 2 "bad qdisc name 'my-q': expected a lowercase letter" my-q
 check_new new_upper 2 "bad qdisc name 'Myq'" Myq
 check_new new_path 2 "bad qdisc name '../x'" ../x

@@ -14,6 +14,9 @@
  * maps, the one code that does (its locks, checks and messages), and sends
  * the kernel the request without options, which it accepts as it is.
  *
+ * Built with BQ_TC_TEMPLATE, it is the template of the plugin that
+ * bpfqdisc load PATH writes for a kind from a file (src/tcplugin.c).
+ *
  * tc has a libbpf of its own loaded: nothing here may use libbpf, and
  * only the qdisc_util symbols are exported (-fvisibility=hidden), so that
  * tc's symbols never replace ours or ours tc's.
@@ -27,7 +30,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
 #include <sys/wait.h>
+#include <linux/magic.h>
 #include <linux/netlink.h>
 #include <linux/pkt_sched.h>
 #include <linux/rtnetlink.h>
@@ -54,20 +60,120 @@ int addattr_l(struct nlmsghdr *n, int maxlen, int type, const void *data, int al
 /* What tc's request may grow to: tc's own plugins use the same bound. */
 #define TC_REQ_MAX	1024
 
+/* This library's file, as tc found it. */
+static const char *own_file(void)
+{
+	Dl_info info;
+
+	return dladdr((void *)own_file, &info) ? info.dli_fname : NULL;
+}
+
+#ifdef BQ_TC_TEMPLATE
+/*
+ * The plugin of a kind loaded from a file, which bpfqdisc load writes from
+ * this template (src/tcplugin.c): the kind's name over the placeholders,
+ * and what it knows of the kind appended to the file.
+ */
+static char kind_id[BQ_KIND_LEN] __attribute__((section(BQ_TC_KIND_SECTION))) = BQ_TC_PLACEHOLDER;
+
+/* What load appended to this file, read once: its trailer, and the kind's bq_object value or NULL. */
+static const struct bq_object_hdr *appended(const struct bq_tc_trailer **trailer)
+{
+	static struct bq_tc_trailer t;
+	static struct bq_object_hdr *h;
+	static bool done;
+	const char *file = own_file();
+	struct stat st;
+	int fd;
+
+	*trailer = &t;
+	if (done)
+		return h;
+	done = true;
+	fd = file ? open(file, O_RDONLY | O_CLOEXEC) : -1;
+	if (fd < 0 || fstat(fd, &st) || st.st_size < (off_t)sizeof(t) ||
+	    pread(fd, &t, sizeof(t), st.st_size - sizeof(t)) != sizeof(t) ||
+	    memcmp(t.magic, BQ_TC_MAGIC, sizeof(t.magic)) || t.size <= sizeof(*h) ||
+	    t.size > st.st_size - sizeof(t) || !(h = malloc(t.size)) ||
+	    pread(fd, h, t.size, st.st_size - sizeof(t) - t.size) != (ssize_t)t.size) {
+		free(h);
+		h = NULL;
+		memset(&t, 0, sizeof(t));
+	}
+	if (fd >= 0)
+		close(fd);
+	t.cli[sizeof(t.cli) - 1] = '\0';
+	if (h)
+		h->path[sizeof(h->path) - 1] = '\0';
+	return h;
+}
+
+/*
+ * Whether this process sees bpfqdisc's pins, which then say whether the
+ * kind is loaded. A plain user does not (they are root's, 0700), nor does
+ * ip netns exec, whose sysfs hides /sys/fs/bpf: the kernel says for them.
+ */
+static bool sees_pins(void)
+{
+	struct statfs fs;
+
+	if (statfs("/sys/fs/bpf", &fs) || fs.f_type != BPF_FS_MAGIC)
+		return false;
+	return !access(BQ_PIN_ROOT, X_OK) || errno == ENOENT;
+}
+
+/* The kind, from its pins or else from what load appended; NULL (said) if neither. */
+static const struct bq_kind *plugin_kind(const struct qdisc_util *qu)
+{
+	const struct bq_tc_trailer *t;
+	const struct bq_object_hdr *h;
+	const struct bq_kind *k = NULL;
+
+	if (sees_pins()) {
+		k = bq_kind_find(qu->id);
+		if (!k || k->plain)
+			bq_err("%s: kind not loaded; bpfqdisc load PATH", qu->id);
+		return k && !k->plain ? k : NULL;
+	}
+	h = appended(&t);
+	if (h)
+		k = bq_kinds_add(qu->id + 4, h->path, h + 1, t->size - sizeof(*h), false);
+	if (!k)
+		bq_err("%s: cannot read its parameter table from %s", qu->id, own_file() ?: "its plugin");
+	return k;
+}
+
+/* The bpfqdisc that wrote this plugin, else the one in PATH. */
+static void cli_path(char *buf, size_t len)
+{
+	const struct bq_tc_trailer *t;
+
+	appended(&t);
+	snprintf(buf, len, "%s", t->cli[0] && !access(t->cli, X_OK) ? t->cli : "bpfqdisc");
+}
+#else
+static const struct bq_kind *plugin_kind(const struct qdisc_util *qu)
+{
+	const struct bq_kind *k = bq_kind_find(qu->id);
+
+	if (!k)
+		bq_err("%s: cannot read its parameter table", qu->id);
+	return k;
+}
+
 /* The CLI beside the library in a build tree (bin/tc/../bpfqdisc), else from PATH. */
 static void cli_path(char *buf, size_t len)
 {
-	const char *slash;
-	Dl_info info;
+	const char *file = own_file(), *slash = file ? strrchr(file, '/') : NULL;
 
-	if (dladdr((void *)cli_path, &info) && info.dli_fname &&
-	    (slash = strrchr(info.dli_fname, '/'))) {
-		snprintf(buf, len, "%.*s/../bpfqdisc", (int)(slash - info.dli_fname), info.dli_fname);
+	if (slash) {
+		snprintf(buf, len, "%.*s/../bpfqdisc", (int)(slash - file), file);
 		if (!access(buf, X_OK))
 			return;
 	}
 	snprintf(buf, len, "bpfqdisc");
 }
+#endif
 
 /*
  * ip netns exec and tc -n mount a sysfs of the netns over /sys, which
@@ -160,14 +266,14 @@ static bool changes_existing(const struct bq_kind *k, const struct nlmsghdr *n, 
 static int parse_qopt(struct qdisc_util *qu, int argc, char **argv, struct nlmsghdr *n,
 		      const char *dev)
 {
-	const struct bq_kind *k = bq_kind_find(qu->id);
+	const struct bq_kind *k = plugin_kind(qu);
 	struct bq_param_set set;
 	struct bq_options o;
 
-	if (!k || bq_kind_params(k, &set)) {
-		bq_err("%s: cannot read its parameter table", qu->id);
+	if (!k)
 		return -1;
-	}
+	if (bq_kind_params(k, &set))
+		return -1;	/* said */
 	if (argc == 1 && !strcmp(argv[0], "help")) {
 		bq_err("%s [PARAM VALUE]...: `bpfqdisc params %s` lists them", k->kind, k->name);
 		return -1;
@@ -189,9 +295,16 @@ static int print_qopt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 	return 0;
 }
 
+#ifdef BQ_TC_TEMPLATE
+/* tcplugin.c renames it: bpf_XXXXXXXXXXX is BQ_TC_PLACEHOLDER. */
+__attribute__((visibility("default"))) struct qdisc_util bpf_XXXXXXXXXXX_qdisc_util = {
+	.id = kind_id, .parse_qopt = parse_qopt, .print_qopt = print_qopt,
+};
+#else
 #define BQ_QDISC(n, s)							\
 	__attribute__((visibility("default"))) struct qdisc_util bpf_##n##_qdisc_util = { \
 		.id = "bpf_" #n, .parse_qopt = parse_qopt, .print_qopt = print_qopt, \
 	};
 #include "qdiscs.def"
 #undef BQ_QDISC
+#endif
