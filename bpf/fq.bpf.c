@@ -126,11 +126,12 @@ BQ_XSTATS(
 	{ "band_drops", BQ_COUNTER },		/* a band at its limit */
 );
 
-enum { FQ_DROP_FLOW_LIMIT = BQ_DROP_KIND, FQ_DROP_HORIZON };
+enum { FQ_DROP_FLOW_LIMIT = BQ_DROP_KIND, FQ_DROP_HORIZON, FQ_DROP_PUSHED_OUT };
 
 BQ_DROP_REASONS(
 	{ "flow_limit" },	/* the flow (or its band) at its limit */
 	{ "horizon" },		/* departure time beyond the horizon */
+	{ "pushed_out" },	/* a throttled flow's head, for a leaner flow's arrival */
 );
 
 /* Where a flow is. */
@@ -222,7 +223,8 @@ static __always_inline int fq_band_push(struct Qdisc *sch, struct bq_instance *i
 	int ret;
 
 	*fq_cb_band(skb) = band;
-	ret = bq_skbq_push(sch, inst, &q->pool, queue, skb, time, 0, to_free);
+	/* The band in aux too: fq_push_victim reads it without the skb. */
+	ret = bq_skbq_push(sch, inst, &q->pool, queue, skb, time, band, to_free);
 	if (ret == NET_XMIT_SUCCESS)
 		q->band_pkts[band]++;
 	return ret;
@@ -548,6 +550,107 @@ static __noinline void fq_auto_quanta(struct Qdisc *sch, struct fq_params *p)
 		p->initial_quantum = 10 * mtu > 1 << 20 ? 1 << 20 : 10 * mtu;
 }
 
+/*
+ * At the limit. sch_fq drops the arriving packet when its band is at limit;
+ * but packets that are not due (SO_TXTIME up to the horizon ahead, or a
+ * flow paced at 1 byte/s) hold their room for seconds, and any local user
+ * can send them: then every other sender in the band, and in every band
+ * once they fill the pool, is dropped until they leave. As sch_fq_codel
+ * drops from its fattest flow rather than the arrival, we push out the
+ * head packet of a throttled flow holding more packets than the arrival's
+ * own, if one is found among a few samples of the delayed heap; only
+ * throttled flows, so a congested queue of due packets keeps sch_fq's
+ * tail drop.
+ */
+#define FQ_PUSH_SAMPLES		8
+
+/*
+ * The flow to push a packet out of, for an arrival whose flow holds len
+ * packets: of the throttled flows sampled, the one holding the most, more
+ * than len, not due yet, and its head packet in band (any band for
+ * FQ_BANDS: only the pool is full). 0: none.
+ */
+static __always_inline u32 fq_push_victim(const struct bq_instance *inst,
+					  const struct fq_sched *q, u32 band, u32 len, u64 now)
+{
+	u32 i, val, best = 0;
+	struct bq_tq_ent *e;
+	struct bq_pkt *head;
+	struct fq_flow *f;
+
+	bpf_for(i, 0, FQ_PUSH_SAMPLES) {
+		if (!q->delayed.len)
+			break;
+		e = bq_tq_ent(inst, 1 + bpf_get_prandom_u32() % q->delayed.len);
+		if (!e || e->time <= now)
+			continue;
+		val = e->val;
+		f = fq_flow(inst, val);
+		if (!f || f->state != F_THROTTLED || f->q.len <= len)
+			continue;
+		head = bq_skbq_head(inst, &f->q);
+		if (!head || (band < FQ_BANDS && head->aux != band))
+			continue;
+		best = val;
+		len = f->q.len;
+	}
+	return best;
+}
+
+/*
+ * Drop the head of a throttled flow fatter than len (fq_push_victim) to
+ * make room in band (FQ_BANDS: in the pool). False if there is none.
+ */
+static __noinline bool fq_push_out(struct Qdisc *sch, struct bq_instance *inst,
+				   struct fq_sched *q, u32 band, u32 len)
+{
+	u64 now = bpf_ktime_get_ns();
+	u32 idx = fq_push_victim(inst, q, band, len, now);
+	struct fq_flow *f = idx ? fq_flow(inst, idx) : NULL;
+	struct sk_buff *skb;
+
+	if (!f)
+		return false;
+	skb = bq_skbq_pop(inst, &q->pool, &f->q);
+	if (!skb)
+		return false;
+	/* Its heap item stays: unthrottled early, it is throttled again. */
+	fq_band_left(q, skb);
+	if (!f->q.len) {
+		inst->cnt.x[X_INACTIVE]++;
+		f->age = fq_age_now(now);
+	}
+	bq_drop_queued(sch, inst, skb, FQ_DROP_PUSHED_OUT);
+	return true;
+}
+
+/*
+ * Room for one more packet of band, whose flow holds len: under limit,
+ * and a free packet slot; or made by a push-out.
+ */
+static __always_inline bool fq_make_room(struct Qdisc *sch, struct bq_instance *inst,
+					 struct fq_sched *q, const struct fq_params *p,
+					 u32 band, u32 len)
+{
+	bool band_full = q->band_pkts[band] >= p->limit;
+
+	if (!band_full && q->pool.ids.used < bq_ring_slots - 1)
+		return true;
+	return fq_push_out(sch, inst, q, band_full ? band : FQ_BANDS, len);
+}
+
+/* No room and nothing to push out: the arrival goes, as in sch_fq. */
+static __always_inline int fq_drop_arrival(struct Qdisc *sch, struct bq_instance *inst,
+					   const struct fq_sched *q, const struct fq_params *p,
+					   u32 band, struct sk_buff *skb,
+					   struct bpf_sk_buff_ptr *to_free)
+{
+	if (q->band_pkts[band] < p->limit)
+		return bq_drop(sch, inst, skb, to_free, BQ_DROP_NOMEM);
+	inst->cnt.x[X_BAND_DROPS]++;
+	return bq_drop(sch, inst, skb, to_free, BQ_DROP_OVERLIMIT);
+}
+
 BQ_ENQUEUE(fq)
 {
 	const struct fq_params *p;
@@ -564,12 +667,13 @@ BQ_ENQUEUE(fq)
 
 	if (!q)
 		return bq_drop(sch, inst, skb, to_free, BQ_DROP_NO_INSTANCE);
-	/* As sch_fq: limit is per band, fast path included, not in all. */
+	/*
+	 * As sch_fq: limit is per band, fast path included, not in all.
+	 * With a throttled flow, one of its packets may give way (fq_push_out).
+	 */
 	band = fq_prio2band(p, skb->priority);
-	if (q->band_pkts[band] >= p->limit) {
-		inst->cnt.x[X_BAND_DROPS]++;
-		return bq_drop(sch, inst, skb, to_free, BQ_DROP_OVERLIMIT);
-	}
+	if (q->band_pkts[band] >= p->limit && !q->delayed.len)
+		return fq_drop_arrival(sch, inst, q, p, band, skb, to_free);
 	if (p->quantum == BQ_AUTO || p->initial_quantum == BQ_AUTO)
 		fq_auto_quanta(sch, (struct fq_params *)p);
 
@@ -616,6 +720,8 @@ BQ_ENQUEUE(fq)
 	}
 
 	if (fq_fastpath_ok(inst, q, p, sch, sk, orphan, paced && *paced == key, cb, time, now)) {
+		if (!fq_make_room(sch, inst, q, p, band, 0))
+			return fq_drop_arrival(sch, inst, q, p, band, skb, to_free);
 		inst->cnt.x[X_FASTPATH]++;
 		return fq_band_push(sch, inst, q, &q->internal, skb, time, band, to_free);
 	}
@@ -684,6 +790,8 @@ BQ_ENQUEUE(fq)
 				q->time_next_delayed_flow = until;
 		}
 	}
+	if (!fq_make_room(sch, inst, q, p, band, f->q.len))
+		return fq_drop_arrival(sch, inst, q, p, band, skb, to_free);
 	was_empty = !f->q.len;
 	ret = fq_band_push(sch, inst, q, &f->q, skb, time, band, to_free);
 	if (ret != NET_XMIT_SUCCESS)	/* a full pool dropped it */
