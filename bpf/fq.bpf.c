@@ -564,6 +564,22 @@ static __noinline void fq_auto_quanta(struct Qdisc *sch, struct fq_params *p)
  */
 #define FQ_PUSH_SAMPLES		8
 
+/* Flow f's head packet leaves (sent or dropped); NULL if it has none. */
+static __always_inline struct sk_buff *fq_flow_pop(struct bq_instance *inst, struct fq_sched *q,
+						   struct fq_flow *f, u64 now)
+{
+	struct sk_buff *skb = bq_skbq_pop(inst, &q->pool, &f->q);
+
+	if (!skb)
+		return NULL;
+	fq_band_left(q, skb);
+	if (!f->q.len) {
+		inst->cnt.x[X_INACTIVE]++;
+		f->age = fq_age_now(now);	/* idle since */
+	}
+	return skb;
+}
+
 /*
  * The flow to push a packet out of, for an arrival whose flow holds len
  * packets: of the throttled flows sampled, the one holding the most, more
@@ -611,15 +627,10 @@ static __noinline bool fq_push_out(struct Qdisc *sch, struct bq_instance *inst,
 
 	if (!f)
 		return false;
-	skb = bq_skbq_pop(inst, &q->pool, &f->q);
+	/* Its heap item stays: unthrottled early, it is throttled again. */
+	skb = fq_flow_pop(inst, q, f, now);
 	if (!skb)
 		return false;
-	/* Its heap item stays: unthrottled early, it is throttled again. */
-	fq_band_left(q, skb);
-	if (!f->q.len) {
-		inst->cnt.x[X_INACTIVE]++;
-		f->age = fq_age_now(now);
-	}
 	bq_drop_queued(sch, inst, skb, FQ_DROP_PUSHED_OUT);
 	return true;
 }
@@ -1003,14 +1014,9 @@ static __noinline bool fq_trim(struct Qdisc *sch, struct bq_instance *inst, stru
 		f = idx ? fq_flow(inst, idx) : NULL;
 		if (!f)
 			return false;	/* nothing due: fq_change's dequeue stops there */
-		skb = bq_skbq_pop(inst, &q->pool, &f->q);
+		skb = fq_flow_pop(inst, q, f, now);
 		if (!skb)
 			return false;
-		fq_band_left(q, skb);
-		if (!f->q.len) {
-			inst->cnt.x[X_INACTIVE]++;
-			f->age = fq_age_now(now);
-		}
 		plen = bq_pkt_len(skb);
 		f->credit -= plen;
 		fq_band(q, q->band_nr)->credit -= plen;
@@ -1065,14 +1071,9 @@ BQ_DEQUEUE(fq)
 						    p->timer_slack);
 		return NULL;
 	}
-	skb = bq_skbq_pop(inst, &q->pool, &f->q);
+	skb = fq_flow_pop(inst, q, f, now);
 	if (!skb)
 		return NULL;
-	fq_band_left(q, skb);
-	if (!f->q.len) {
-		inst->cnt.x[X_INACTIVE]++;
-		f->age = fq_age_now(now);	/* idle since */
-	}
 	/* The packet sch_fq would mark CE: we can only count it. */
 	if (p->ce_threshold && (s64)(now - due - p->ce_threshold) > 0)
 		inst->cnt.marks++;

@@ -25,30 +25,16 @@ load_fq --ring-slots 2048
 veth_pair
 quiet_va
 
-# victims [HOLD]: "BAND1 BAND2", the victims' bytes at the receiver from
-# 1 s to 4 s, on a fresh bpf_fq; with HOLD (fqsend's options), uid 65534's
-# sockets fill it at 0.5 s.
+# victims [HOLD]: held_victims on a fresh bpf_fq, 100 datagrams on each
+# of 11 sockets a priority with HOLD, the band-2 victim paced at 1 MB/s.
 victims() {
 	expect ip netns exec a tc qdisc replace dev va root pfifo
 	expect "$BQ" -n a qdisc replace dev va root bpf_fq limit 1024
-	for port in 7000 7001 7002; do
-		ip netns exec b "$FQSEND" -l -d 4 -w 1 $B $port >$TMP/$port &
-	done
-	sleep 0.3
-	ip netns exec a "$FQSEND" -c -d 3 -i 1000 $B 7000 >/dev/null &
-	ip netns exec a "$FQSEND" -c -d 3 -i 1000 -P 1 -R 1000000 $B 7001 >/dev/null &
-	sleep 0.5
 	if [ "$#" -gt 0 ]; then
-		for prio in 0 6; do
-			expect ip netns exec a setpriv --reuid=65534 --regid=65534 --clear-groups \
-				"$FQSEND" -c -f 11 -n 1100 -P $prio "$@" $B 7002 >/dev/null
-		done
-		tc_stat a va qlen >$TMP/held
+		held_victims "-R 1000000" -f 11 -n 1100 "$@"
+	else
+		held_victims "-R 1000000"
 	fi
-	wait
-	for port in 7000 7001; do
-		awk '{ n += $2 } END { printf "%d ", n }' $TMP/$port
-	done
 }
 
 # shellcheck disable=SC2046

@@ -21,37 +21,13 @@ load_fq --ring-slots 2048
 veth_pair
 quiet_va
 
-# victims [HOLD]: "BAND1 BAND2", the victims' bytes at the receiver from
-# 1 s to 4 s; with HOLD, uid 65534's datagrams due in 9 s come at 0.5 s.
-victims() {
-	for port in 7000 7001 7002; do
-		ip netns exec b "$FQSEND" -l -d 4 -w 1 $B $port >$TMP/$port &
-	done
-	sleep 0.3
-	ip netns exec a "$FQSEND" -c -d 3 -i 1000 $B 7000 >/dev/null &
-	ip netns exec a "$FQSEND" -c -d 3 -i 1000 -P 1 $B 7001 >/dev/null &
-	sleep 0.5
-	if [ "${1:-}" ]; then
-		for prio in 0 6; do
-			expect ip netns exec a setpriv --reuid=65534 --regid=65534 --clear-groups \
-				"$FQSEND" -c -f 6 -n 600 -P $prio -t 9000000000 $B 7002 >/dev/null
-		done
-		held=$(tc_stat a va qlen)
-	fi
-	wait
-	for port in 7000 7001; do
-		awk '{ n += $2 } END { printf "%d ", n }' $TMP/$port
-	done
-}
-
 expect "$BQ" -n a qdisc replace dev va root bpf_fq limit 1024 maxrate 1gbit
 # shellcheck disable=SC2046
-set -- $(victims)
+set -- $(held_victims "")
 base1=$1 base2=$2
 [ "$base1" -gt 0 ] && [ "$base2" -gt 0 ] || fail "the victims got $base1 and $base2 bytes alone"
-held=
 # shellcheck disable=SC2046
-set -- $(victims hold)
+set -- $(held_victims "" -f 6 -n 600 -t 9000000000)
 trimmed=$(bstat a va drops.overlimit)
 note "victim bytes from 1 s to 4 s, band 1: $base1 alone, $1 beside 1200 held packets; band 2: $base2 alone, $2 ($trimmed overlimit drops)"
 bad=
