@@ -635,19 +635,18 @@ static __noinline bool fq_push_out(struct Qdisc *sch, struct bq_instance *inst,
 	return true;
 }
 
-/*
- * Room for one more packet of band, whose flow holds len: under limit,
- * and a free packet slot; or made by a push-out.
- */
+/* No room for one more packet of band: at limit, or no free packet slot. */
+static __always_inline bool fq_full(const struct fq_sched *q, const struct fq_params *p, u32 band)
+{
+	return q->band_pkts[band] >= p->limit || q->pool.ids.used >= bq_ring_slots - 1;
+}
+
+/* fq_full: room for a packet of band, whose flow holds len, by a push-out. */
 static __always_inline bool fq_make_room(struct Qdisc *sch, struct bq_instance *inst,
 					 struct fq_sched *q, const struct fq_params *p,
 					 u32 band, u32 len)
 {
-	bool band_full = q->band_pkts[band] >= p->limit;
-
-	if (!band_full && q->pool.ids.used < bq_ring_slots - 1)
-		return true;
-	return fq_push_out(sch, inst, q, band_full ? band : FQ_BANDS, len);
+	return fq_push_out(sch, inst, q, q->band_pkts[band] >= p->limit ? band : FQ_BANDS, len);
 }
 
 /* No room and nothing to push out: the arrival goes, as in sch_fq. */
@@ -669,7 +668,7 @@ BQ_ENQUEUE(fq)
 	struct fq_sched *q = bq_enter(sch, &inst, &p);
 	struct sock *sk = skb->sk;
 	u64 now, time, key = 0, tstamp, *paced = NULL;
-	bool orphan = false, by_hash = false, was_empty;
+	bool orphan = false, by_hash = false, was_empty, full;
 	struct bq_list *idle_list;
 	struct fq_flow *f;
 	u32 idx, sk_hash = 0, band, age;
@@ -683,7 +682,8 @@ BQ_ENQUEUE(fq)
 	 * With a throttled flow, one of its packets may give way (fq_push_out).
 	 */
 	band = fq_prio2band(p, skb->priority);
-	if (q->band_pkts[band] >= p->limit && !q->delayed.len)
+	full = fq_full(q, p, band);
+	if (full && !q->delayed.len)
 		return fq_drop_arrival(sch, inst, q, p, band, skb, to_free);
 	if (p->quantum == BQ_AUTO || p->initial_quantum == BQ_AUTO)
 		fq_auto_quanta(sch, (struct fq_params *)p);
@@ -731,7 +731,7 @@ BQ_ENQUEUE(fq)
 	}
 
 	if (fq_fastpath_ok(inst, q, p, sch, sk, orphan, paced && *paced == key, cb, time, now)) {
-		if (!fq_make_room(sch, inst, q, p, band, 0))
+		if (full && !fq_make_room(sch, inst, q, p, band, 0))
 			return fq_drop_arrival(sch, inst, q, p, band, skb, to_free);
 		inst->cnt.x[X_FASTPATH]++;
 		return fq_band_push(sch, inst, q, &q->internal, skb, time, band, to_free);
@@ -801,7 +801,7 @@ BQ_ENQUEUE(fq)
 				q->time_next_delayed_flow = until;
 		}
 	}
-	if (!fq_make_room(sch, inst, q, p, band, f->q.len))
+	if (full && !fq_make_room(sch, inst, q, p, band, f->q.len))
 		return fq_drop_arrival(sch, inst, q, p, band, skb, to_free);
 	was_empty = !f->q.len;
 	ret = fq_band_push(sch, inst, q, &f->q, skb, time, band, to_free);
