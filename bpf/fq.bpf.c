@@ -126,11 +126,12 @@ BQ_XSTATS(
 	{ "band_drops", BQ_COUNTER },		/* a band at its limit */
 );
 
-enum { FQ_DROP_FLOW_LIMIT = BQ_DROP_KIND, FQ_DROP_HORIZON };
+enum { FQ_DROP_FLOW_LIMIT = BQ_DROP_KIND, FQ_DROP_HORIZON, FQ_DROP_PUSHED_OUT };
 
 BQ_DROP_REASONS(
 	{ "flow_limit" },	/* the flow (or its band) at its limit */
 	{ "horizon" },		/* departure time beyond the horizon */
+	{ "pushed_out" },	/* a throttled flow's head, for a leaner flow's arrival */
 );
 
 /* Where a flow is. */
@@ -173,6 +174,8 @@ struct fq_sched {
 	__u64 time_next_delayed_flow;	/* FQ_NONE: nothing throttled */
 	__u64 sk_scratch;		/* see fq_sk_key() */
 	__u64 hash_key[2];		/* see fq_pkt_hash() */
+	__u64 limit_seen;		/* limit at the last dequeue: see fq_trim() */
+	__u32 trimming;			/* a lowered limit's trim is not done */
 };
 
 BQ_STATE(struct fq_sched);
@@ -221,7 +224,8 @@ static __always_inline int fq_band_push(struct Qdisc *sch, struct bq_instance *i
 	int ret;
 
 	*fq_cb_band(skb) = band;
-	ret = bq_skbq_push(sch, inst, &q->pool, queue, skb, time, 0, to_free);
+	/* The band in aux too: fq_push_victim reads it without the skb. */
+	ret = bq_skbq_push(sch, inst, &q->pool, queue, skb, time, band, to_free);
 	if (ret == NET_XMIT_SUCCESS)
 		q->band_pkts[band]++;
 	return ret;
@@ -594,6 +598,117 @@ static __noinline void fq_auto_quanta(struct Qdisc *sch, struct fq_params *p)
 		p->initial_quantum = 10 * mtu > 1 << 20 ? 1 << 20 : 10 * mtu;
 }
 
+/*
+ * At the limit. sch_fq drops the arriving packet when its band is at limit;
+ * but packets that are not due (SO_TXTIME up to the horizon ahead, or a
+ * flow paced at 1 byte/s) hold their room for seconds, and any local user
+ * can send them: then every other sender in the band, and in every band
+ * once they fill the pool, is dropped until they leave. As sch_fq_codel
+ * drops from its fattest flow rather than the arrival, we push out the
+ * head packet of a throttled flow holding more packets than the arrival's
+ * own, if one is found among a few samples of the delayed heap; only
+ * throttled flows, so a congested queue of due packets keeps sch_fq's
+ * tail drop.
+ */
+#define FQ_PUSH_SAMPLES		8
+
+/* Flow f's head packet leaves (sent or dropped); NULL if it has none. */
+static __always_inline struct sk_buff *fq_flow_pop(struct bq_instance *inst, struct fq_sched *q,
+						   struct fq_flow *f, u64 now)
+{
+	struct sk_buff *skb = bq_skbq_pop(inst, &q->pool, &f->q);
+
+	if (!skb)
+		return NULL;
+	fq_band_left(q, skb);
+	if (!f->q.len) {
+		inst->cnt.x[X_INACTIVE]++;
+		f->age = fq_age_now(now);	/* idle since */
+	}
+	return skb;
+}
+
+/*
+ * The flow to push a packet out of, for an arrival whose flow holds len
+ * packets: of the throttled flows sampled, the one holding the most, more
+ * than len, not due yet, and its head packet in band (any band for
+ * FQ_BANDS: only the pool is full). 0: none.
+ */
+static __always_inline u32 fq_push_victim(const struct bq_instance *inst,
+					  const struct fq_sched *q, u32 band, u32 len, u64 now)
+{
+	u32 i, val, best = 0;
+	struct bq_tq_ent *e;
+	struct bq_pkt *head;
+	struct fq_flow *f;
+
+	bpf_for(i, 0, FQ_PUSH_SAMPLES) {
+		if (!q->delayed.len)
+			break;
+		e = bq_tq_ent(inst, 1 + bpf_get_prandom_u32() % q->delayed.len);
+		if (!e || e->time <= now)
+			continue;
+		val = e->val;
+		f = fq_flow(inst, val);
+		if (!f || f->state != F_THROTTLED || f->q.len <= len)
+			continue;
+		head = bq_skbq_head(inst, &f->q);
+		if (!head || (band < FQ_BANDS && head->aux != band))
+			continue;
+		best = val;
+		len = f->q.len;
+	}
+	return best;
+}
+
+/*
+ * Drop the head of a throttled flow fatter than len (fq_push_victim) to
+ * make room in band (FQ_BANDS: in the pool). False if there is none.
+ */
+static __noinline bool fq_push_out(struct Qdisc *sch, struct bq_instance *inst,
+				   struct fq_sched *q, u32 band, u32 len)
+{
+	u64 now = bpf_ktime_get_ns();
+	u32 idx = fq_push_victim(inst, q, band, len, now);
+	struct fq_flow *f = idx ? fq_flow(inst, idx) : NULL;
+	struct sk_buff *skb;
+
+	if (!f)
+		return false;
+	/* Its heap item stays: unthrottled early, it is throttled again. */
+	skb = fq_flow_pop(inst, q, f, now);
+	if (!skb)
+		return false;
+	bq_drop_queued(sch, inst, skb, FQ_DROP_PUSHED_OUT);
+	return true;
+}
+
+/* No room for one more packet of band: at limit, or no free packet slot. */
+static __always_inline bool fq_full(const struct fq_sched *q, const struct fq_params *p, u32 band)
+{
+	return q->band_pkts[band] >= p->limit || q->pool.ids.used >= bq_ring_slots - 1;
+}
+
+/* fq_full: room for a packet of band, whose flow holds len, by a push-out. */
+static __always_inline bool fq_make_room(struct Qdisc *sch, struct bq_instance *inst,
+					 struct fq_sched *q, const struct fq_params *p,
+					 u32 band, u32 len)
+{
+	return fq_push_out(sch, inst, q, q->band_pkts[band] >= p->limit ? band : FQ_BANDS, len);
+}
+
+/* No room and nothing to push out: the arrival goes, as in sch_fq. */
+static __always_inline int fq_drop_arrival(struct Qdisc *sch, struct bq_instance *inst,
+					   const struct fq_sched *q, const struct fq_params *p,
+					   u32 band, struct sk_buff *skb,
+					   struct bpf_sk_buff_ptr *to_free)
+{
+	if (q->band_pkts[band] < p->limit)
+		return bq_drop(sch, inst, skb, to_free, BQ_DROP_NOMEM);
+	inst->cnt.x[X_BAND_DROPS]++;
+	return bq_drop(sch, inst, skb, to_free, BQ_DROP_OVERLIMIT);
+}
+
 BQ_ENQUEUE(fq)
 {
 	const struct fq_params *p;
@@ -601,7 +716,7 @@ BQ_ENQUEUE(fq)
 	struct fq_sched *q = bq_enter(sch, &inst, &p);
 	struct sock *sk = skb->sk;
 	u64 now, time, key, tstamp, *paced;
-	bool orphan, by_hash, was_empty;
+	bool orphan, by_hash, was_empty, full;
 	struct fq_flow *f;
 	u32 idx, sk_hash = 0, band, age;
 	u8 state, cb;
@@ -609,12 +724,14 @@ BQ_ENQUEUE(fq)
 
 	if (!q)
 		return bq_drop(sch, inst, skb, to_free, BQ_DROP_NO_INSTANCE);
-	/* As sch_fq: limit is per band, fast path included, not in all. */
+	/*
+	 * As sch_fq: limit is per band, fast path included, not in all.
+	 * With a throttled flow, one of its packets may give way (fq_push_out).
+	 */
 	band = fq_prio2band(p, skb->priority);
-	if (q->band_pkts[band] >= p->limit) {
-		inst->cnt.x[X_BAND_DROPS]++;
-		return bq_drop(sch, inst, skb, to_free, BQ_DROP_OVERLIMIT);
-	}
+	full = fq_full(q, p, band);
+	if (full && !q->delayed.len)
+		return fq_drop_arrival(sch, inst, q, p, band, skb, to_free);
 	/* On the first packet, fast path included: qdisc show gives them. */
 	if (p->quantum == BQ_AUTO || p->initial_quantum == BQ_AUTO)
 		fq_auto_quanta(sch, (struct fq_params *)p);
@@ -629,6 +746,8 @@ BQ_ENQUEUE(fq)
 		skb->tstamp = time;
 	}
 	if (fq_fastpath_ok(inst, q, p, sch, sk, time, now)) {
+		if (full && !fq_make_room(sch, inst, q, p, band, 0))
+			return fq_drop_arrival(sch, inst, q, p, band, skb, to_free);
 		inst->cnt.x[X_FASTPATH]++;
 		return fq_band_push(sch, inst, q, &q->internal, skb, time, band, to_free);
 	}
@@ -701,6 +820,8 @@ BQ_ENQUEUE(fq)
 				q->time_next_delayed_flow = until;
 		}
 	}
+	if (full && !fq_make_room(sch, inst, q, p, band, f->q.len))
+		return fq_drop_arrival(sch, inst, q, p, band, skb, to_free);
 	was_empty = !f->q.len;
 	ret = fq_band_push(sch, inst, q, &f->q, skb, time, band, to_free);
 	if (ret != NET_XMIT_SUCCESS)	/* a full pool dropped it */
@@ -889,9 +1010,13 @@ static __noinline u32 fq_pick(struct bq_instance *inst, struct fq_sched *q,
  * qdisc change lowered limit, and cannot touch a packet: the excess goes
  * at the next dequeue, as fq_change drops it at once, through dequeue:
  * what would leave next, each flow charged for its turn, and none of the
- * throttled flows' packets, which fq_change keeps too.
+ * throttled flows' packets, which fq_change keeps too. Once: limit is per
+ * band at enqueue, so a queue over it in all is no excess otherwise, and
+ * dropping what is due whenever it was let anyone who holds packets for
+ * later (SO_TXTIME) in two bands stop every other sender. True if the
+ * trim is not done (the bounded search gave up).
  */
-static __noinline void fq_trim(struct Qdisc *sch, struct bq_instance *inst, struct fq_sched *q,
+static __noinline bool fq_trim(struct Qdisc *sch, struct bq_instance *inst, struct fq_sched *q,
 			       const struct fq_params *p, u64 now)
 {
 	struct sk_buff *skb;
@@ -901,24 +1026,22 @@ static __noinline void fq_trim(struct Qdisc *sch, struct bq_instance *inst, stru
 
 	bpf_for(i, 0, bq_ring_slots) {
 		if (sch->q.qlen <= p->limit)
-			break;
+			return false;
 		idx = fq_pick(inst, q, p, now, &due);
-		f = idx && idx != FQ_AGAIN ? fq_flow(inst, idx) : NULL;
+		if (idx == FQ_AGAIN)
+			return true;
+		f = idx ? fq_flow(inst, idx) : NULL;
 		if (!f)
-			break;
-		skb = bq_skbq_pop(inst, &q->pool, &f->q);
+			return false;	/* nothing due: fq_change's dequeue stops there */
+		skb = fq_flow_pop(inst, q, f, now);
 		if (!skb)
-			break;
-		fq_band_left(q, skb);
-		if (!f->q.len) {
-			inst->cnt.x[X_INACTIVE]++;
-			f->age = fq_age_now(now);
-		}
+			return false;
 		plen = bq_pkt_len(skb);
 		f->credit -= plen;
 		fq_band(q, q->band_nr)->credit -= plen;
 		bq_drop_queued(sch, inst, skb, BQ_DROP_OVERLIMIT);
 	}
+	return sch->q.qlen > p->limit;
 }
 
 BQ_DEQUEUE(fq)
@@ -949,8 +1072,11 @@ BQ_DEQUEUE(fq)
 	now = bpf_ktime_get_ns();
 	if (q->time_next_delayed_flow <= now)
 		fq_unthrottle(inst, q, now);
-	if (sch->q.qlen > p->limit)
-		fq_trim(sch, inst, q, p, now);
+	if (p->limit < q->limit_seen)
+		q->trimming = 1;
+	q->limit_seen = p->limit;
+	if (q->trimming)
+		q->trimming = fq_trim(sch, inst, q, p, now);
 	idx = fq_pick(inst, q, p, now, &due);
 	if (idx == FQ_AGAIN) {
 		/* sch_fq's search has no bound: ours resumes at once. */
@@ -964,14 +1090,9 @@ BQ_DEQUEUE(fq)
 						    p->timer_slack);
 		return NULL;
 	}
-	skb = bq_skbq_pop(inst, &q->pool, &f->q);
+	skb = fq_flow_pop(inst, q, f, now);
 	if (!skb)
 		return NULL;
-	fq_band_left(q, skb);
-	if (!f->q.len) {
-		inst->cnt.x[X_INACTIVE]++;
-		f->age = fq_age_now(now);	/* idle since */
-	}
 	/* The packet sch_fq would mark CE: we can only count it. */
 	if (p->ce_threshold && (s64)(now - due - p->ce_threshold) > 0)
 		inst->cnt.marks++;
@@ -1028,6 +1149,7 @@ static int fq_setup(struct bq_instance *inst, struct fq_sched *q)
 	u32 i;
 
 	q->time_next_delayed_flow = FQ_NONE;
+	q->limit_seen = bq_kind_params(bq_params_of(inst))->limit;
 	q->hash_key[0] = (u64)bpf_get_prandom_u32() << 32 | bpf_get_prandom_u32();
 	q->hash_key[1] = (u64)bpf_get_prandom_u32() << 32 | bpf_get_prandom_u32();
 	/* Not a previous instance's sockets, nor ours before a reset. */

@@ -6,18 +6,18 @@
  * classify parameter picks: the cgroup v2 id of the sending socket (0), the
  * skb mark (1) or the skb priority (2). The cgroup is read from the skb's
  * socket (sk->sk_cgrp_data), never from the current task: sends clocked by
- * ACKs run in softirq, in whatever task was interrupted. Packets without a
- * full socket (forwarded, SYN-ACKs of request socks, TIME_WAIT RSTs) have
- * key 0. A socket's key is the deepest cgroup with a class among its own
- * and its ancestors (cgroup_key), so that a child cgroup is no way out of
- * a class. An aggregate's rate is its class's (`bpfqdisc class add ...
- * rate`, the hbm_classes map, declared with BQ_CLASSES) or else the rate
- * parameter; rate 0 is not limited. A qdisc has at most HBM_AGGS - 1
- * aggregates; an idle one is reused for a new key (agg_reclaim), and a key
- * with no room (counted: agg_overflow) fails closed: with a class it
- * shares the overflow aggregate (entry 0) at the lower of its class's rate
- * and the parameter, without one it shares aggregate 1 (key 0's), at the
- * parameter.
+ * ACKs run in softirq, in whatever task was interrupted. A SYN-ACK counts
+ * as its listener's (charged_sock); packets without a full socket
+ * (forwarded, TIME_WAIT RSTs) have key 0. A socket's key is the deepest
+ * cgroup with a class among its own and its ancestors (cgroup_key), so that
+ * a child cgroup is no way out of a class. An aggregate's rate is its
+ * class's (`bpfqdisc class add ... rate`, the hbm_classes map, declared
+ * with BQ_CLASSES) or else the rate parameter; rate 0 is not limited. A
+ * qdisc has at most HBM_AGGS - 1 aggregates; an idle one is reused for a
+ * new key (agg_reclaim), and a key with no room (counted: agg_overflow)
+ * fails closed: with a class it shares the overflow aggregate (entry 0) at
+ * the lower of its class's rate and the parameter, without one it shares
+ * aggregate 1 (key 0's), at the parameter.
  *
  * Who picks the key. A cgroup is the admin's (a process moves only where it
  * may write cgroup.procs), a mark needs CAP_NET_RAW or CAP_NET_ADMIN, but
@@ -263,6 +263,20 @@ static __always_inline u64 cgroup_key(const struct bq_instance *inst, struct soc
 	return key;
 }
 
+/*
+ * The full socket a packet is charged to, as skb_to_full_sk() gives the
+ * kernel's cgroup egress programs: a SYN-ACK's request socket stands for
+ * its listener. Else key 0 would hold every service's SYN-ACKs, which,
+ * with shared_default, any unclassed sender can flood past the horizon.
+ * NULL without one (forwarded, TIME_WAIT).
+ */
+static __always_inline struct sock *charged_sock(struct sock *sk)
+{
+	if (sk && BPF_CORE_READ(sk, __sk_common.skc_state) == TCP_NEW_SYN_RECV)
+		sk = BPF_CORE_READ(sk, __sk_common.skc_listener);	/* rsk_listener */
+	return sk && full_sock(sk) ? sk : NULL;
+}
+
 /* The key the packet names itself by: its cgroup's, its mark or its priority. */
 static __always_inline u64 sender_key(const struct bq_instance *inst, struct sk_buff *skb,
 				      u64 classify)
@@ -273,10 +287,8 @@ static __always_inline u64 sender_key(const struct bq_instance *inst, struct sk_
 		return BPF_CORE_READ(skb, mark);
 	if (classify == BQ_BY_PRIORITY)
 		return BPF_CORE_READ(skb, priority);
-	sk = BPF_CORE_READ(skb, sk);
-	if (!sk || !full_sock(sk))
-		return 0;
-	return cgroup_key(inst, sk);
+	sk = charged_sock(BPF_CORE_READ(skb, sk));
+	return sk ? cgroup_key(inst, sk) : 0;
 }
 
 /*

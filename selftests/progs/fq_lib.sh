@@ -105,3 +105,34 @@ udp_pps() {
 	ip netns exec a taskset -c $(($(nproc) - 1)) "$TOP/bin/udpflood" $B 9 $SECS 18 0 >/dev/null
 	echo $(( ($(rx_packets) - n0) / SECS ))
 }
+
+# held_victims V2OPTS [HOLD...]: "BAND1 BAND2", the bytes that b's
+# receivers get from 1 s to 4 s from two connected sockets in a, each
+# sending one datagram a millisecond from 0.3 s for 3 s: one at priority 0
+# (band 1), one at SO_PRIORITY 1 (band 2) with fqsend options V2OPTS.
+# With HOLD (fqsend options), uid 65534's connected sockets send at 0.5 s,
+# at priorities 0 and 6 (bands 1 and 0), and a's va qlen right after is
+# in $TMP/held.
+held_victims() {
+	v2=$1
+	shift
+	for port in 7000 7001 7002; do
+		ip netns exec b "$FQSEND" -l -d 4 -w 1 $B $port >$TMP/$port &
+	done
+	sleep 0.3
+	ip netns exec a "$FQSEND" -c -d 3 -i 1000 $B 7000 >/dev/null &
+	# shellcheck disable=SC2086
+	ip netns exec a "$FQSEND" -c -d 3 -i 1000 -P 1 $v2 $B 7001 >/dev/null &
+	sleep 0.5
+	if [ "$#" -gt 0 ]; then
+		for prio in 0 6; do
+			expect ip netns exec a setpriv --reuid=65534 --regid=65534 --clear-groups \
+				"$FQSEND" -c -P $prio "$@" $B 7002 >/dev/null
+		done
+		tc_stat a va qlen >$TMP/held
+	fi
+	wait
+	for port in 7000 7001; do
+		awk '{ n += $2 } END { printf "%d ", n }' $TMP/$port
+	done
+}
