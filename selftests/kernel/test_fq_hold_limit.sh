@@ -18,12 +18,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$TOP/selftests/progs/fq_lib.sh"
 
-command -v setpriv >/dev/null || skip "setpriv is not in the VM"
-TMP=$(mktemp -d)
-trap 'rm -rf $TMP' EXIT
-load_fq --ring-slots 2048
-veth_pair
-quiet_va
+held_setup
 
 # victims [HOLD]: held_victims on a fresh bpf_fq, 100 datagrams on each
 # of 11 sockets a priority with HOLD, the band-2 victim paced at 1 MB/s.

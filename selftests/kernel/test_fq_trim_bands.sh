@@ -14,12 +14,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$TOP/selftests/progs/fq_lib.sh"
 
-command -v setpriv >/dev/null || skip "setpriv is not in the VM"
-TMP=$(mktemp -d)
-trap 'rm -rf $TMP' EXIT
-load_fq --ring-slots 2048
-veth_pair
-quiet_va
+held_setup
 
 expect "$BQ" -n a qdisc replace dev va root bpf_fq limit 1024 maxrate 1gbit
 # shellcheck disable=SC2046

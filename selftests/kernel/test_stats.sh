@@ -37,7 +37,7 @@ expect "$BQ" load fq
 expect ip -n a link add vb2 type dummy
 expect ip netns exec a tc qdisc add dev vb2 root bpf_fq
 reasons=$("$BQ" -n a stats -j | jq -c '.[] | select(.dev == "vb2") | .bpf.drops | keys')
-[ "$reasons" = '["flow_limit","horizon","no_instance","nomem","overlimit"]' ] || fail "bpf_fq's drop reasons: $reasons"
+[ "$reasons" = '["flow_limit","horizon","no_instance","nomem","overlimit","pushed_out"]' ] || fail "bpf_fq's drop reasons: $reasons"
 "$BQ" -n a stats --prometheus | grep -q '^bpfqdisc_drops_total{dev="vb2",kind="bpf_fq",.*,reason="flow_limit"} 0$' ||
 	fail "no flow_limit sample for bpf_fq: $("$BQ" -n a stats --prometheus | grep drops_total)"
 ! "$BQ" -n a stats --prometheus | grep -q 'kind="bpf_fifo",.*reason="flow_limit"' ||

@@ -26,6 +26,9 @@ has_defaults() {
 pings() { ip netns exec a ping -q -c 3 -i 0.2 -W 2 $B >/dev/null || fail "no ping through $1"; }
 
 veth_pair 4
+# No packet of va's own (IPv6 DAD, MLD, ARP) before the check: the first
+# packet resolves an auto quantum, which qdisc show then prints.
+quiet_va
 for k in fifo fq fq_codel hbm; do
 	expect "$BQ" load $k
 	expect sysctl -qw net.core.default_qdisc=bpf_$k

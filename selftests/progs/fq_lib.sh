@@ -106,6 +106,17 @@ udp_pps() {
 	echo $(( ($(rx_packets) - n0) / SECS ))
 }
 
+# held_setup: what held_victims needs, for a test that runs it: setpriv,
+# $TMP (removed at exit), bpf_fq loaded with a 2048-packet pool, veth a <-> b.
+held_setup() {
+	command -v setpriv >/dev/null || skip "setpriv is not in the VM"
+	TMP=$(mktemp -d)
+	trap 'rm -rf $TMP' EXIT
+	load_fq --ring-slots 2048
+	veth_pair
+	quiet_va
+}
+
 # held_victims V2OPTS [HOLD...]: "BAND1 BAND2", the bytes that b's
 # receivers get from 1 s to 4 s from two connected sockets in a, each
 # sending one datagram a millisecond from 0.3 s for 3 s: one at priority 0
