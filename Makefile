@@ -165,17 +165,18 @@ $(BIN)/bpfqdisc_test: $(OUTPUT)/bpfqdisc.o $(filter-out $(OUTPUT)/qdiscs.o,$(LIB
 	$(Q)$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
 
 # The CLI that must refuse objects built for other framework versions
-# (selftests/bpf/qdiscs_fw.def): bpf_fifo with the next major, and with
-# the next minor.
+# (selftests/bpf/qdiscs_fw.def): bpf_fifo with the next major, with the
+# next minor, and with the minor before this one.
 FW_MAJOR := $(firstword $(subst ., ,$(FW_VERSION)))
 FW_MINOR := $(lastword $(subst ., ,$(FW_VERSION)))
 $(OUTPUT)/fwmajor.bpf.o: FW_OVERRIDE := -DBQ_FRAMEWORK_MAJOR=$(shell expr $(FW_MAJOR) + 1)
 $(OUTPUT)/fwminor.bpf.o: FW_OVERRIDE := -DBQ_FRAMEWORK_MINOR=$(shell expr $(FW_MINOR) + 1)
-$(OUTPUT)/fwmajor.bpf.o $(OUTPUT)/fwminor.bpf.o: bpf/fifo.bpf.c $(wildcard include/bq/*.bpf.h) \
+$(OUTPUT)/fwprev.bpf.o: FW_OVERRIDE := -DBQ_FRAMEWORK_MINOR=$(shell expr $(FW_MINOR) - 1)
+$(OUTPUT)/fwmajor.bpf.o $(OUTPUT)/fwminor.bpf.o $(OUTPUT)/fwprev.bpf.o: bpf/fifo.bpf.c $(wildcard include/bq/*.bpf.h) \
 		include/bpfqdisc.h $(OUTPUT)/vmlinux.h | $(OUTPUT)
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) $(FW_OVERRIDE) -c $< -o $@
-$(OUTPUT)/fw_skels.h: $(OUTPUT)/fwmajor.skel.h $(OUTPUT)/fwminor.skel.h
+$(OUTPUT)/fw_skels.h: $(OUTPUT)/fwmajor.skel.h $(OUTPUT)/fwminor.skel.h $(OUTPUT)/fwprev.skel.h
 	$(call msg,GEN,$@)
 	$(Q)printf '#include "%s"\n' $(notdir $^) > $@
 $(OUTPUT)/qdiscs_fwtest.o: src/qdiscs.c src/lib.h selftests/bpf/qdiscs_fw.def $(OUTPUT)/fw_skels.h | check-deps

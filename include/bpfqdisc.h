@@ -35,12 +35,16 @@
  * 2.1: .change and .dump programs, which the loader leaves out where the
  * kernel has no stub for them (tools/kernel-patches/0003): a 2.0 loader
  * would hand them to a kernel that refuses the whole map.
+ * 2.2: bq_config.user_slots and bq_instance.userns_owner (both were pad):
+ * .init bounds the user namespaces' slots per user. An older object
+ * ignores them, so the loader gives it user namespaces only with
+ * --user-slots equal to --userns-slots (no bound per user).
  */
 #ifndef BQ_FRAMEWORK_MAJOR
 #define BQ_FRAMEWORK_MAJOR	2
 #endif
 #ifndef BQ_FRAMEWORK_MINOR
-#define BQ_FRAMEWORK_MINOR	1
+#define BQ_FRAMEWORK_MINOR	2
 #endif
 
 struct bq_version {
@@ -262,7 +266,7 @@ struct bq_where {
 struct bq_instance {
 	/* Hot: touched by every packet. */
 	__u32 slot;
-	__u32 pad;
+	__u32 userns_owner;	/* if userns: the uid owning its outermost user namespace */
 	struct bq_counters cnt;
 	/* Cold: who this is, for user space. */
 	struct bq_where where;
@@ -276,7 +280,10 @@ struct bq_instance {
  * can make a user namespace and a netns in it (Debian allows it), and tc
  * qdisc add there runs .init: such qdiscs may hold at most userns_slots
  * slots (bpfqdisc load --userns-slots; 0 refuses them), so that the rest
- * stay for the initial user namespace, root's. A container given
+ * stay for the initial user namespace, root's, and those of one user at
+ * most user_slots (--user-slots), so that one user cannot lock the others
+ * out: a user is the owner of the outermost user namespace, whatever ids
+ * it maps and nests below it. A container given
  * CAP_NET_ADMIN in a netns of its own is in the initial user namespace:
  * netns_slots (--netns-slots; 0: no cap) bounds what each netns but the
  * initial one may hold. closing is 1 while bq_unload looks for live
@@ -286,7 +293,7 @@ struct bq_config {
 	__u32 userns_slots;
 	__u32 closing;
 	__u32 netns_slots;
-	__u32 pad;
+	__u32 user_slots;
 };
 /* The initial netns's inode number (PROC_NET_INIT_INO), fixed by the kernel. */
 #define BQ_INIT_NET_INUM	0xEFFFFFF9U

@@ -21,7 +21,7 @@ static void usage(void)
 		"  -n NETNS  work on devices of network namespace NETNS (as ip -n)\n"
 		"\n"
 		"  load KIND|PATH [--max-instances N] [--ring-slots N] [--userns-slots N]\n"
-		"       [--netns-slots N] [PARAM VALUE]...\n"
+		"       [--user-slots N] [--netns-slots N] [PARAM VALUE]...\n"
 		"      Register qdisc kind bpf_KIND; it stays registered after bpfqdisc exits.\n"
 		"      PATH (with a / or ending in .o): a BPF object file of root's, built with\n"
 		"      the framework (pkg-config bpfqdisc) or a struct_ops Qdisc_ops alone; its\n"
@@ -33,7 +33,9 @@ static void usage(void)
 		"      --max-instances: qdiscs of the kind at once (default %d, or as the\n"
 		"      earlier load whose live qdiscs keep its maps). --userns-slots: how many\n"
 		"      of them may be in network namespaces of user namespaces other than the\n"
-		"      initial one, which any user can make (default 0: none). --netns-slots:\n"
+		"      initial one, which any user can make (default 0: none). --user-slots:\n"
+		"      how many of those one user may hold, over all its namespaces (default a\n"
+		"      quarter of --userns-slots, rounded up). --netns-slots:\n"
 		"      how many each network namespace but the initial one may hold, such as a\n"
 		"      container's with CAP_NET_ADMIN (default 0: no cap).\n"
 		"  unload KIND [--force]\n"
@@ -118,6 +120,37 @@ static int parse_u32(const char *opt, const char *text, __u32 min, __u32 *out)
 	return 0;
 }
 
+/*
+ * --user-slots: given only with --userns-slots, at most as many; by default
+ * a quarter of them, rounded up, so that no one user takes them all. An
+ * object older than framework 2.2 cannot bound them per user: it takes
+ * user namespaces only when told there is no such bound.
+ */
+static int user_slots_check(const struct bq_kind *k, struct bq_load_opts *o)
+{
+	struct bq_version v = {};
+
+	if (o->user_slots && !o->userns_slots) {
+		bq_err("--user-slots needs --userns-slots (without it no user namespace gets a slot)");
+		return BQ_EXIT_USAGE;
+	}
+	if (o->user_slots > o->userns_slots) {
+		bq_err("--user-slots %u is more than --userns-slots %u", o->user_slots,
+		       o->userns_slots);
+		return BQ_EXIT_USAGE;
+	}
+	if (!o->user_slots)
+		o->user_slots = (o->userns_slots + 3) / 4;
+	bq_kind_table(k, ".rodata.bq_version", &v, sizeof(v), 1);
+	if (v.minor < 2 && o->user_slots < o->userns_slots) {
+		bq_err("%s was built for the bpfqdisc framework %u.%u, which cannot bound user "
+		       "namespaces per user: rebuild it, or give --user-slots %u", k->kind, v.major,
+		       v.minor, o->userns_slots);
+		return BQ_EXIT_USAGE;
+	}
+	return 0;
+}
+
 /* bpfqdisc load PATH: an object file, not a kind's name. */
 static bool is_object_path(const char *arg)
 {
@@ -176,6 +209,7 @@ static int cmd_load(int argc, char **argv)
 		__u32 *dst = !strcmp(argv[i], "--max-instances") ? &o.max_instances :
 			     !strcmp(argv[i], "--ring-slots") ? &o.ring_slots :
 			     !strcmp(argv[i], "--userns-slots") ? &o.userns_slots :
+			     !strcmp(argv[i], "--user-slots") ? &o.user_slots :
 			     !strcmp(argv[i], "--netns-slots") ? &o.netns_slots : NULL;
 
 		if (!dst) {
@@ -201,6 +235,9 @@ static int cmd_load(int argc, char **argv)
 		       o.max_instances, o.ring_slots, BQ_MAX_TOTAL_SLOTS);
 		return BQ_EXIT_USAGE;
 	}
+	err = user_slots_check(k, &o);
+	if (err)
+		return err;
 	if (!k->plain && bq_kind_params(k, &set))
 		return BQ_EXIT_FAIL;
 	err = k->plain ? 0 : bq_params_apply(&set, argc - i, argv + i);
@@ -314,8 +351,9 @@ static void print_instance(const struct bq_kind *k, const struct bq_param_set *s
 }
 
 /*
- * "4 slots, 2 for user namespaces (1 held), at most 2 per network namespace
- * but the initial one": what load --userns-slots and --netns-slots set.
+ * "4 slots, 2 for user namespaces (1 held), at most 1 per user, at most 2
+ * per network namespace but the initial one": what load --userns-slots,
+ * --user-slots and --netns-slots set.
  */
 static void print_slots(const struct bq_kind *k, const struct bq_instance_info *v, size_t n)
 {
@@ -328,7 +366,8 @@ static void print_slots(const struct bq_kind *k, const struct bq_instance_info *
 		held += v[i].inst.userns;
 	printf("  %u slots, ", bq_slot_count(k));
 	if (c.userns_slots)
-		printf("%u for user namespaces (%zu held)", c.userns_slots, held);
+		printf("%u for user namespaces (%zu held), at most %u per user", c.userns_slots,
+		       held, c.user_slots);
 	else
 		printf("none for user namespaces");
 	if (c.netns_slots)

@@ -4,6 +4,7 @@
 #define BQ_LIB_H
 
 #include <stdbool.h>
+#include <sys/types.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <linux/types.h>
@@ -122,7 +123,7 @@ int bq_check_kernel(void);
 int bq_ensure_bpffs(void);
 __u64 bq_self_netns_cookie(void);
 bool bq_in_initial_netns(void);
-bool bq_netns_in_userns(void);
+bool bq_netns_userns_owner(uid_t *owner);
 
 /* --- parameters (units.c) --- */
 /* 0 on success; otherwise *why says what is wrong with text. */
@@ -154,6 +155,7 @@ struct bq_load_opts {
 	__u32 max_instances;
 	__u32 ring_slots;	/* a power of two, >= 2 */
 	__u32 userns_slots;	/* < max_instances (struct bq_config) */
+	__u32 user_slots;	/* <= userns_slots, 0: a quarter of them (struct bq_config) */
 	__u32 netns_slots;	/* < max_instances, 0: no cap (struct bq_config) */
 	struct bq_params defaults;	/* what new qdiscs of the kind start with */
 };

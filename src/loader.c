@@ -675,6 +675,7 @@ static int load_and_register(const struct bq_kind *k, struct bpf_object *obj,
 {
 	struct bq_config config = {
 		.userns_slots = o->userns_slots,
+		.user_slots = o->user_slots,
 		.netns_slots = o->netns_slots,
 	};
 	struct bpf_link *link;

@@ -227,17 +227,24 @@ static int attach_egress(const struct qdisc_req *r)
 	return err ? BQ_EXIT_FAIL : 0;
 }
 
-/* Slots of k held by qdiscs in user namespaces, and in the netns of cookie. */
-static void slots_held(const struct bq_kind *k, __u64 cookie, size_t *userns, size_t *netns)
+/* Slots of k held in user namespaces, by owner's, and in the netns of cookie. */
+struct slots_held {
+	size_t userns;
+	size_t user;
+	size_t netns;
+};
+
+static void slots_held(const struct bq_kind *k, __u64 cookie, uid_t owner, struct slots_held *h)
 {
 	struct bq_instance_info *v;
 	size_t n = 0;
 
-	*userns = *netns = 0;
+	*h = (struct slots_held){};
 	if (!bq_instances(k, &v, &n))
 		for (size_t i = 0; i < n; i++) {
-			*userns += v[i].inst.userns;
-			*netns += v[i].inst.where.netns_cookie == cookie;
+			h->userns += v[i].inst.userns;
+			h->user += v[i].inst.userns && v[i].inst.userns_owner == owner;
+			h->netns += v[i].inst.where.netns_cookie == cookie;
 		}
 	free(v);
 }
@@ -249,21 +256,27 @@ static void slots_held(const struct bq_kind *k, __u64 cookie, size_t *userns, si
  */
 static const char *why_refused(const struct bq_kind *k, int err, char *buf, size_t len)
 {
-	bool in_userns = bq_netns_in_userns();
-	size_t userns, netns;
+	uid_t owner;
+	bool in_userns = bq_netns_userns_owner(&owner);
+	struct slots_held h;
 	struct bq_config c;
 
 	if ((err != -EPERM && err != -ENOSPC) || bq_read_config(k, &c))
 		return NULL;
-	slots_held(k, bq_self_netns_cookie(), &userns, &netns);
+	slots_held(k, bq_self_netns_cookie(), owner, &h);
 	if (in_userns && err == -EPERM)
 		snprintf(buf, len, "this network namespace belongs to a user namespace, where %s "
 			 "allows no qdiscs (load --userns-slots N)", k->kind);
-	else if (in_userns && err == -ENOSPC && userns >= c.userns_slots)
+	else if (in_userns && err == -ENOSPC && h.userns >= c.userns_slots)
 		snprintf(buf, len, "this network namespace belongs to a user namespace, and the %u "
 			 "slots %s leaves to user namespaces are taken (load --userns-slots)",
 			 c.userns_slots, k->kind);
-	else if (err == -ENOSPC && c.netns_slots && netns >= c.netns_slots && !bq_in_initial_netns())
+	else if (in_userns && err == -ENOSPC && h.user >= c.user_slots)
+		snprintf(buf, len, "this network namespace belongs to a user namespace of uid %u, "
+			 "who holds the %u slot%s each user may have of %s (load --user-slots)",
+			 owner, c.user_slots, c.user_slots == 1 ? "" : "s", k->kind);
+	else if (err == -ENOSPC && c.netns_slots && h.netns >= c.netns_slots &&
+		 !bq_in_initial_netns())
 		snprintf(buf, len, "this network namespace holds the %u slots %s allows each "
 			 "but the initial one (load --netns-slots)", c.netns_slots, k->kind);
 	else

@@ -169,20 +169,31 @@ __u64 bq_self_netns_cookie(void)
 /*
  * Whether this process's network namespace belongs to a user namespace
  * other than the initial one, as .init tells them apart (bq_in_userns()):
- * only the initial one has no parent (NS_GET_PARENT: EPERM).
+ * only the initial one has no parent (NS_GET_PARENT: EPERM). If so, *owner
+ * is the uid owning the outermost one below the initial one, whom .init
+ * charges (bq_userns_owner()).
  */
-bool bq_netns_in_userns(void)
+bool bq_netns_userns_owner(uid_t *owner)
 {
 	int net = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
 	int user = net < 0 ? -1 : ioctl(net, NS_GET_USERNS);
 	int parent = user < 0 ? -1 : ioctl(user, NS_GET_PARENT);
+	int above;
 
+	if (net >= 0)
+		close(net);
+	/* user: the namespace below parent; above fails at the initial one. */
+	while (parent >= 0 && (above = ioctl(parent, NS_GET_PARENT)) >= 0) {
+		close(user);
+		user = parent;
+		parent = above;
+	}
+	if (parent >= 0 && ioctl(user, NS_GET_OWNER_UID, owner))
+		*owner = (uid_t)-1;
 	if (parent >= 0)
 		close(parent);
 	if (user >= 0)
 		close(user);
-	if (net >= 0)
-		close(net);
 	return parent >= 0;
 }
 

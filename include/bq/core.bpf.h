@@ -456,6 +456,21 @@ static __always_inline bool bq_in_userns(struct Qdisc *sch)
 	return BPF_CORE_READ(sch, dev_queue, dev, nd_net.net, user_ns, level) != 0;
 }
 
+/*
+ * The user a qdisc in a user namespace counts against: the owner of the
+ * outermost user namespace above its netns (level 1), whom no mapping of
+ * subordinate ids or nesting below it changes. Levels stop at 32.
+ */
+static __always_inline u32 bq_userns_owner(struct Qdisc *sch)
+{
+	struct user_namespace *ns = BPF_CORE_READ(sch, dev_queue, dev, nd_net.net, user_ns);
+	int i;
+
+	for (i = 0; i < 32 && ns && BPF_CORE_READ(ns, level) > 1; i++)
+		ns = BPF_CORE_READ(ns, parent);
+	return ns ? BPF_CORE_READ(ns, owner.val) : 0;
+}
+
 static __always_inline bool bq_in_initial_net(struct Qdisc *sch)
 {
 	return BPF_CORE_READ(sch, dev_queue, dev, nd_net.net, ns.inum) == BQ_INIT_NET_INUM;
@@ -466,21 +481,29 @@ struct bq_origin {
 	u64 netns_cookie;
 	bool userns;		/* its netns's owner is not the initial user namespace */
 	bool initial_net;
+	u32 userns_owner;	/* if userns: bq_userns_owner() */
 };
 
-/* Slots held by qdiscs in user namespaces, and in the netns of o. */
-static __always_inline void bq_slots_held(const struct bq_origin *o, u32 *userns, u32 *netns)
+/* Slots held by qdiscs in user namespaces, by o's user, and in o's netns. */
+struct bq_held {
+	u32 userns;
+	u32 user;
+	u32 netns;
+};
+
+static __always_inline void bq_slots_held(const struct bq_origin *o, struct bq_held *h)
 {
 	u32 i;
 
-	*userns = *netns = 0;
+	h->userns = h->user = h->netns = 0;
 	bpf_for(i, 0, bq_max_instances) {
 		struct bq_slot *s = bq_slot_at(i);
 
 		if (!s || !s->owner)
 			continue;
-		*userns += s->inst.userns;
-		*netns += s->inst.where.netns_cookie == o->netns_cookie;
+		h->userns += s->inst.userns;
+		h->user += s->inst.userns && s->inst.userns_owner == o->userns_owner;
+		h->netns += s->inst.where.netns_cookie == o->netns_cookie;
 	}
 }
 
@@ -492,16 +515,16 @@ static __always_inline void bq_slots_held(const struct bq_origin *o, u32 *userns
  */
 static __always_inline int bq_quota(const struct bq_config *c, const struct bq_origin *o)
 {
-	u32 userns, netns;
+	struct bq_held h;
 
 	if (o->userns && !c->userns_slots)
 		return -EPERM;
 	if (!o->userns && (o->initial_net || !c->netns_slots))
 		return 0;
-	bq_slots_held(o, &userns, &netns);
-	if (o->userns && userns >= c->userns_slots)
+	bq_slots_held(o, &h);
+	if (o->userns && (h.userns >= c->userns_slots || h.user >= c->user_slots))
 		return -ENOSPC;
-	if (!o->initial_net && c->netns_slots && netns >= c->netns_slots)
+	if (!o->initial_net && c->netns_slots && h.netns >= c->netns_slots)
 		return -ENOSPC;
 	return 0;
 }
@@ -622,6 +645,8 @@ static __always_inline int bq_instance_create(struct Qdisc *sch,
 
 	if (!c)
 		return -ENOENT;
+	if (origin.userns)
+		origin.userns_owner = bq_userns_owner(sch);
 	err = bq_quota(c, &origin);
 	if (err)
 		return err;
@@ -645,6 +670,7 @@ static __always_inline int bq_instance_create(struct Qdisc *sch,
 	s->inst.where = where;
 	s->inst.handle = handle;
 	s->inst.userns = origin.userns;
+	s->inst.userns_owner = origin.userns_owner;
 	_Static_assert(sizeof(initial->v) == sizeof(s->params), "bq_options.v is a bq_params");
 	__builtin_memcpy(&s->params, initial->v, sizeof(s->params));
 	/* Last: user space skips a slot claimed but not yet filled in. */

@@ -36,7 +36,7 @@ sends() {
 }
 gone() { expect tc qdisc del dev d0 root; }
 
-expect "$BQ" load fifo --max-instances 4 --userns-slots 2
+expect "$BQ" load fifo --max-instances 4 --userns-slots 2 --user-slots 2
 expect "$BQ" load fq
 expect "$BQ" load hbm
 expect ip link add d0 type dummy

@@ -1,0 +1,40 @@
+# Helpers for the tests of user namespaces' slots (test_userns_*), sourced
+# after lib.sh: a plain local user, in a user and network namespace of its
+# own (unshare -Urn, which Debian allows anyone), asks tc for bpf_fifo.
+command -v setpriv >/dev/null && command -v unshare >/dev/null || skip "no setpriv or unshare in the VM"
+[ "$(sysctl -n kernel.unprivileged_userns_clone 2>/dev/null || echo 1)" = 1 ] ||
+	skip "kernel.unprivileged_userns_clone is 0: no user can make a user namespace"
+USERNS_TMP=$(mktemp -d)
+chmod 1777 "$USERNS_TMP"
+ATTACKERS= ATTACKS=0
+# Their namespaces hold qdiscs, which would outlive a failed test.
+trap 'kill $ATTACKERS 2>/dev/null || true; ip netns del u 2>/dev/null || true' EXIT
+
+# attack UID N: as UID, in a user and network namespace of its own, N dummy
+# devices each asked for a root bpf_fifo; $got is how many tc made, $why
+# tc's first error. The namespace lives on (a sleep) until the end.
+attack() {
+	ATTACKS=$((ATTACKS + 1))
+	out=$USERNS_TMP/attack$ATTACKS
+	setpriv --reuid=$1 --regid=$1 --clear-groups unshare -Urn dash -c '
+		got=0 i=0
+		while [ $i -lt $1 ]; do
+			i=$((i + 1))
+			ip link add d$i type dummy
+			tc qdisc add dev d$i root bpf_fifo 2>>"$2.err" && got=$((got + 1))
+		done
+		echo $got >"$2"
+		exec sleep 600' sh "$2" "$out" &
+	ATTACKERS="$ATTACKERS $!"
+	wait_for 20 test -s "$out" || fail "the user namespace's tc did not finish"
+	got=$(cat "$out")
+	why=$(head -n1 "$out.err" 2>/dev/null || true)
+	note "uid $1 asked for $2 bpf_fifo, got $got${why:+ (tc: $why)}"
+}
+
+# user_netns UID: name "u" the network namespace of UID's latest attack
+# (for -n); ip netns del u before the test waits for that namespace to go.
+user_netns() {
+	pid=$(pgrep -n -u $1 sleep) || fail "no sleep of uid $1 to name its netns by"
+	expect ip netns attach u "$pid"
+}
