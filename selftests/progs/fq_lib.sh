@@ -59,10 +59,11 @@ prog_cost() {
 		'[.[] | select(.name == $n)] | max_by(.id) | "\(.run_time_ns // 0) \(.run_cnt // 0)"'
 }
 
-# cost_since NAME "NS0 CNT0": ns per run of NAME since prog_cost said that.
+# cost_since NAME "NS0 CNT0": ns per run of NAME since prog_cost said that;
+# nothing when NAME has not run since (a qdisc that bypassed it).
 cost_since() {
 	set -- "$1" $2 $(prog_cost "$1")
-	awk -v t0=$2 -v c0=$3 -v t1=$4 -v c1=$5 'BEGIN { printf "%.0f", (c1 > c0 ? (t1 - t0) / (c1 - c0) : 0) }'
+	awk -v t0=$2 -v c0=$3 -v t1=$4 -v c1=$5 'BEGIN { if (c1 > c0) printf "%.0f", (t1 - t0) / (c1 - c0) }'
 }
 
 # deq_per_enq PREFIX "NS0 CNT0" "NS0 CNT0": dequeue runs per enqueue run of
