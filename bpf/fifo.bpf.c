@@ -70,7 +70,7 @@ BQ_DEQUEUE(fifo)
 }
 
 /* A zeroed ring is empty: nothing to set up. */
-static int fifo_setup(struct bq_instance *inst, struct fifo_sched *q)
+static int fifo_setup(struct Qdisc *sch, struct bq_instance *inst, struct fifo_sched *q)
 {
 	return 0;
 }

@@ -579,9 +579,9 @@ static __always_inline bool fq_fastpath_ok(const struct bq_instance *inst, struc
 
 /*
  * sch_fq's quanta by default: 2 and 10 times psched_mtu() of the device
- * (MTU plus link header: 3028 and 15140 on Ethernet). BPF's init cannot
- * reach the parameters and the device together, so the first packet
- * works them out; parameters given by the user stay.
+ * (MTU plus link header: 3028 and 15140 on Ethernet), worked out at init
+ * and after a reset as sch_fq's init does, so that qdisc show gives them
+ * before the first packet; parameters given by the user stay.
  */
 static __noinline void fq_auto_quanta(struct Qdisc *sch, struct fq_params *p)
 {
@@ -732,9 +732,6 @@ BQ_ENQUEUE(fq)
 	full = fq_full(q, p, band);
 	if (full && !q->delayed.len)
 		return fq_drop_arrival(sch, inst, q, p, band, skb, to_free);
-	/* On the first packet, fast path included: qdisc show gives them. */
-	if (p->quantum == BQ_AUTO || p->initial_quantum == BQ_AUTO)
-		fq_auto_quanta(sch, (struct fq_params *)p);
 	now = bpf_ktime_get_ns();
 	tstamp = skb->tstamp;
 	time = tstamp ?: now;
@@ -1143,11 +1140,13 @@ BQ_DEQUEUE(fq)
 /* --- init, reset, destroy ------------------------------------------------ */
 
 /* A zeroed state is empty but for the throttled heap's "nothing due". */
-static int fq_setup(struct bq_instance *inst, struct fq_sched *q)
+static int fq_setup(struct Qdisc *sch, struct bq_instance *inst, struct fq_sched *q)
 {
+	struct fq_params *p = (struct fq_params *)bq_kind_params(bq_params_of(inst));
 	u64 *paced;
 	u32 i;
 
+	fq_auto_quanta(sch, p);
 	q->time_next_delayed_flow = FQ_NONE;
 	q->limit_seen = bq_kind_params(bq_params_of(inst))->limit;
 	q->hash_key[0] = (u64)bpf_get_prandom_u32() << 32 | bpf_get_prandom_u32();

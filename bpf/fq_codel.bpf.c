@@ -375,8 +375,6 @@ BQ_ENQUEUE(fq_codel)
 
 	if (!q)
 		return bq_drop(sch, inst, skb, to_free, BQ_DROP_NO_INSTANCE);
-	if (!q->mtu || p->quantum == BQ_AUTO)
-		fqc_auto(sch, q, (struct fqc_params *)p);
 	if (!sch->q.qlen) {
 		ret = bq_skbq_push(sch, inst, &q->pool, &q->direct, skb, 0, 0, to_free);
 		if (ret == NET_XMIT_SUCCESS)
@@ -532,8 +530,9 @@ BQ_DEQUEUE(fq_codel)
 /* --- init, reset, destroy ------------------------------------------------ */
 
 /* A zeroed state is empty: no bucket active, CoDel idle everywhere. */
-static int fqc_setup(struct bq_instance *inst, struct fqc_sched *q)
+static int fqc_setup(struct Qdisc *sch, struct bq_instance *inst, struct fqc_sched *q)
 {
+	fqc_auto(sch, q, (struct fqc_params *)bq_kind_params(bq_params_of(inst)));
 	return 0;
 }
 

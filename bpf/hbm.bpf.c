@@ -711,7 +711,7 @@ BQ_DEQUEUE(hbm)
  * The heap must hold every aggregate; aggregate 1 (key 0) always exists,
  * and the overflow aggregate starts empty.
  */
-static int hbm_setup(struct bq_instance *inst, struct hbm_sched *q)
+static int hbm_setup(struct Qdisc *sch, struct bq_instance *inst, struct hbm_sched *q)
 {
 	struct hbm_agg *over = agg_at(inst, HBM_AGG_OVERFLOW);
 

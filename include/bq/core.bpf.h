@@ -828,7 +828,7 @@ static __always_inline int bq_change_params(struct bq_change *req)
  * destroy the framework's, which call the hooks of the kind's BQ_STATE:
  *	BQ_QDISC_OPS(fq, fq_setup, fq_purge)
  *	BQ_QDISC_OPS(hbm, hbm_setup, hbm_purge, hbm_release)
- *   int setup(inst, q)	   q is all zero: make it an empty state, at init
+ *   int setup(sch, inst, q) q is all zero: make it an empty state, at init
  *			   and after every reset. Non-zero refuses the qdisc
  *			   at init (as tc's error).
  *   void purge(sch, inst, q) free every packet (bq_purged()) and entry the
@@ -926,7 +926,7 @@ static __always_inline void bq_bypass_init(struct Qdisc *sch)
 			err = -ENOMEM;					\
 		} else {						\
 			__builtin_memset(q, 0, sizeof(*q));		\
-			err = setup(inst, q);				\
+			err = setup(sch, inst, q);				\
 		}							\
 		if (err)						\
 			bq_instance_destroy(sch);			\
@@ -946,7 +946,7 @@ static __always_inline void bq_bypass_init(struct Qdisc *sch)
 			release(inst, q);					\
 		} else {						\
 			__builtin_memset(q, 0, sizeof(*q));		\
-			setup(inst, q);					\
+			setup(sch, inst, q);					\
 		}							\
 	}								\
 	static __always_inline void name##_state_reset(struct Qdisc *sch) \

@@ -130,7 +130,7 @@ BQ_DEQUEUE(maxlen)
 }
 
 /* A zeroed state is empty: the ring, no aggregate. */
-static int maxlen_setup(struct bq_instance *inst, struct maxlen_sched *q)
+static int maxlen_setup(struct Qdisc *sch, struct bq_instance *inst, struct maxlen_sched *q)
 {
 	return 0;
 }

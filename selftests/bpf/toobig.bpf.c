@@ -62,7 +62,7 @@ BQ_DEQUEUE(toobig)
 	return NULL;
 }
 
-static int toobig_setup(struct bq_instance *inst, struct toobig_sched *q)
+static int toobig_setup(struct Qdisc *sch, struct bq_instance *inst, struct toobig_sched *q)
 {
 	return 0;
 }

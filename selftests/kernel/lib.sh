@@ -239,6 +239,22 @@ reset_empties() {
 	[ "$(tc_stat "$1" "$2" backlog)" = 0 ] || fail "backlog $(tc_stat "$1" "$2" backlog) after reset"
 }
 
+# kernel_bypasses: the kernel lets a BPF qdisc set TCQ_F_CAN_BYPASS
+# (tools/kernel-patches/0002); bpf_fifo and bpf_fq_codel then never see a
+# packet that finds them empty (test_bypass).
+kernel_bypasses() { grep -qw bpf_qdisc_set_can_bypass /proc/kallsyms; }
+
+# wait_sent NS DEV PACKETS SECS: until DEV's root qdisc has sent PACKETS
+# (tc's counter): a standing queue is also moving.
+wait_sent() {
+	local i=0
+	while [ "$(tc_stat "$1" "$2" packets)" -lt "$3" ]; do
+		i=$((i + 1))
+		[ $i -le $(($4 * 10)) ] || return 1
+		sleep 0.1
+	done
+}
+
 # wait_backlog NS DEV PACKETS SECS: until DEV's root qdisc queues PACKETS.
 wait_backlog() {
 	local i=0

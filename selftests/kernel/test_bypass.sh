@@ -11,7 +11,7 @@
 
 PINGS=5
 
-if grep -qw bpf_qdisc_set_can_bypass /proc/kallsyms; then bypass=1; else bypass=0; fi
+if kernel_bypasses; then bypass=1; else bypass=0; fi
 note "kernel $(uname -r): bpf_qdisc_set_can_bypass $([ $bypass = 1 ] && echo present || echo absent)"
 expect "$BQ" load fifo
 expect "$BQ" load fq_codel

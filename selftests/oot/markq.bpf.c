@@ -123,7 +123,7 @@ BQ_DEQUEUE(markq)
 }
 
 /* A zeroed state is an empty ring. */
-static int markq_setup(struct bq_instance *inst, struct markq_sched *q)
+static int markq_setup(struct Qdisc *sch, struct bq_instance *inst, struct markq_sched *q)
 {
 	return 0;
 }
