@@ -244,23 +244,16 @@ reset_empties() {
 # packet that finds them empty (test_bypass).
 kernel_bypasses() { grep -qw bpf_qdisc_set_can_bypass /proc/kallsyms; }
 
-# wait_sent NS DEV PACKETS SECS: until DEV's root qdisc has sent PACKETS
-# (tc's counter): a standing queue is also moving.
-wait_sent() {
+# wait_stat NS DEV STAT MIN SECS: until tc's STAT of DEV's root qdisc
+# (tc_stat) is MIN at least, up to SECS.
+wait_stat() {
 	local i=0
-	while [ "$(tc_stat "$1" "$2" packets)" -lt "$3" ]; do
+	while [ "$(tc_stat "$1" "$2" "$3")" -lt "$4" ]; do
 		i=$((i + 1))
-		[ $i -le $(($4 * 10)) ] || return 1
+		[ $i -le $(($5 * 10)) ] || return 1
 		sleep 0.1
 	done
 }
 
 # wait_backlog NS DEV PACKETS SECS: until DEV's root qdisc queues PACKETS.
-wait_backlog() {
-	local i=0
-	while [ "$(tc_stat "$1" "$2" qlen)" -lt "$3" ]; do
-		i=$((i + 1))
-		[ $i -le $(($4 * 10)) ] || return 1
-		sleep 0.1
-	done
-}
+wait_backlog() { wait_stat "$1" "$2" qlen "$3" "$4"; }

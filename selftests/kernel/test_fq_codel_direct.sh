@@ -38,7 +38,7 @@ for kind in fq_codel bpf_fq_codel; do
 	wait_backlog a va 100 5 || fail "$kind: no standing queue behind the slow receiver"
 	# The previous kind's flood may still fill vb's ring: the queue can
 	# stand before a packet of it has left. Judge it once it moves.
-	wait_sent a va 200 5 || fail "$kind: sent $(tc_stat a va packets) packets in 5 s under a flood"
+	wait_stat a va packets 200 5 || fail "$kind: sent $(tc_stat a va packets) packets in 5 s under a flood"
 	stop_floods
 	[ $kind = fq_codel ] && new=$(kstat a va new_flow_count) || new=$(bstat a va new_flow_count)
 	note "$kind under a flood: new_flow_count $new, packets $(tc_stat a va packets)"
