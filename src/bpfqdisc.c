@@ -128,7 +128,7 @@ static int parse_u32(const char *opt, const char *text, __u32 min, __u32 *out)
  */
 static int user_slots_check(const struct bq_kind *k, struct bq_load_opts *o)
 {
-	struct bq_version v = {};
+	int minor;
 
 	if (o->user_slots && !o->userns_slots) {
 		bq_err("--user-slots needs --userns-slots (without it no user namespace gets a slot)");
@@ -141,11 +141,15 @@ static int user_slots_check(const struct bq_kind *k, struct bq_load_opts *o)
 	}
 	if (!o->user_slots)
 		o->user_slots = (o->userns_slots + 3) / 4;
-	bq_kind_table(k, ".rodata.bq_version", &v, sizeof(v), 1);
-	if (v.minor < 2 && o->user_slots < o->userns_slots) {
-		bq_err("%s was built for the bpfqdisc framework %u.%u, which cannot bound user "
-		       "namespaces per user: rebuild it, or give --user-slots %u", k->kind, v.major,
-		       v.minor, o->userns_slots);
+	if (o->user_slots == o->userns_slots)
+		return 0;
+	minor = bq_kind_framework_minor(k);
+	if (minor < 0)
+		return BQ_EXIT_FAIL;
+	if (minor < 2) {
+		bq_err("%s was built for the bpfqdisc framework %d.%d, which cannot bound user "
+		       "namespaces per user: rebuild it, or give --user-slots %u", k->kind,
+		       BQ_FRAMEWORK_MAJOR, minor, o->userns_slots);
 		return BQ_EXIT_USAGE;
 	}
 	return 0;

@@ -200,8 +200,10 @@ int bq_elf_rename_symbol(void *elf, size_t sz, const char *from, const char *to)
 size_t bq_kind_table(const struct bq_kind *k, const char *sec, void *dst, size_t sz, size_t max);
 /*
  * Whether the kind's object was built for a framework whose tables this
- * code reads: its major, and a minor up to its own (bpfqdisc.h); else says why.
+ * code reads: its major, and a minor up to its own (bpfqdisc.h); else says
+ * why. _minor: that minor, or -1.
  */
+int bq_kind_framework_minor(const struct bq_kind *k);
 bool bq_kind_framework_ok(const struct bq_kind *k);
 /* The tables a kind's object describes itself with (cached). NULL on error. */
 struct bq_kind_meta {

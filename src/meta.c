@@ -57,7 +57,7 @@ static bool read_classes(const struct bq_kind *k, struct bq_kind_classes *c)
 	return true;
 }
 
-bool bq_kind_framework_ok(const struct bq_kind *k)
+int bq_kind_framework_minor(const struct bq_kind *k)
 {
 	struct bq_version v;
 
@@ -69,8 +69,13 @@ bool bq_kind_framework_ok(const struct bq_kind *k)
 		       k->kind, v.major, v.minor, BQ_FRAMEWORK_MAJOR, BQ_FRAMEWORK_MAJOR,
 		       BQ_FRAMEWORK_MINOR);
 	else
-		return true;
-	return false;
+		return v.minor;
+	return -1;
+}
+
+bool bq_kind_framework_ok(const struct bq_kind *k)
+{
+	return bq_kind_framework_minor(k) >= 0;
 }
 
 const struct bq_kind_meta *bq_kind_meta(const struct bq_kind *k)
