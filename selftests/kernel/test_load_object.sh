@@ -26,8 +26,12 @@ quiet_va
 expect "$BQ" -n a qdisc add dev va root bpf_myq limit 50
 ip netns exec a ping -q -c 5 -i 0.1 -W 2 $B >/dev/null || fail "ping through bpf_myq"
 j=$("$BQ" -n a stats -j)
+# bpfqdisc new's kind is bpf_fifo's, which a bypassing kernel (test_bypass)
+# lets every ping, finding it empty, go past.
+seen='.[0].packets'
+kernel_bypasses && seen=0
 printf '%s\n' "$j" | jq -e 'length == 1 and .[0].kind == "bpf_myq" and .[0].options.limit == 50 and
-	.[0].packets >= 5 and .[0].bpf.dequeued == .[0].packets and (.[0].bpf | has("qlen_max"))' >/dev/null ||
+	.[0].packets >= 5 and .[0].bpf.dequeued == '"$seen"' and (.[0].bpf | has("qlen_max"))' >/dev/null ||
 	fail "stats -j: $j"
 prom=$("$BQ" -n a stats --prometheus)
 printf '%s\n' "$prom" | grep -q '^bpfqdisc_myq_qlen_max{.*} [0-9]' || fail "no myq_qlen_max in: $prom"

@@ -26,6 +26,8 @@ bytes=$(tc_stat a va bytes)
 # runs outside "ip netns exec", which hides /sys/fs/bpf.)
 deq=$("$BQ" list | awk '/^    enqueued/ { n += $4 } END { print n + 0 }')
 tcpk=$(($(tc_stat a va packets) + $(tc_stat b vb packets)))
-[ "$deq" -gt 1000 ] || fail "instances counted $deq packets: $("$BQ" list)"
+# Where the kernel bypasses bpf_fifo (test_bypass), a packet that finds it
+# empty, as nearly every one does here, is tc's alone.
+kernel_bypasses || [ "$deq" -gt 1000 ] || fail "instances counted $deq packets: $("$BQ" list)"
 [ "$deq" -le "$tcpk" ] || fail "instances dequeued $deq > tc packets $tcpk"
 exit 0
