@@ -1148,7 +1148,7 @@ static int fq_setup(struct Qdisc *sch, struct bq_instance *inst, struct fq_sched
 
 	fq_auto_quanta(sch, p);
 	q->time_next_delayed_flow = FQ_NONE;
-	q->limit_seen = bq_kind_params(bq_params_of(inst))->limit;
+	q->limit_seen = p->limit;
 	q->hash_key[0] = (u64)bpf_get_prandom_u32() << 32 | bpf_get_prandom_u32();
 	q->hash_key[1] = (u64)bpf_get_prandom_u32() << 32 | bpf_get_prandom_u32();
 	/* Not a previous instance's sockets, nor ours before a reset. */

@@ -926,7 +926,7 @@ static __always_inline void bq_bypass_init(struct Qdisc *sch)
 			err = -ENOMEM;					\
 		} else {						\
 			__builtin_memset(q, 0, sizeof(*q));		\
-			err = setup(sch, inst, q);				\
+			err = setup(sch, inst, q);			\
 		}							\
 		if (err)						\
 			bq_instance_destroy(sch);			\
@@ -946,7 +946,7 @@ static __always_inline void bq_bypass_init(struct Qdisc *sch)
 			release(inst, q);					\
 		} else {						\
 			__builtin_memset(q, 0, sizeof(*q));		\
-			setup(sch, inst, q);					\
+			setup(sch, inst, q);				\
 		}							\
 	}								\
 	static __always_inline void name##_state_reset(struct Qdisc *sch) \
