@@ -50,7 +50,8 @@ def split(text, path):
     return parts
 
 
-def read_parts(path):
+def read(path):
+    """The document's parts, to check it before anything is written."""
     if not os.path.exists(path):
         return [TITLE, "", ""]
     try:
@@ -60,9 +61,9 @@ def read_parts(path):
         raise ReportError(f"{path}: {e}")
 
 
-def write(path, blocks):
-    """The document at path with each block's lines from blocks {name: lines}."""
-    parts = read_parts(path)
+def write(path, parts, blocks):
+    """The document read() gave, each block's lines from blocks {name: lines}."""
+    parts = list(parts)
     have = {p[1] for p in parts if isinstance(p, tuple)}
     if parts[-1:] == [""]:
         parts.pop()

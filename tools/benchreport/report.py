@@ -34,6 +34,8 @@ def blocks(fig, meta, verdicts, others, kernels, pngs):
 
 def write(recs, outdir, command):
     """Every file of the report; the lines tools/bench prints, if any."""
+    doc = os.path.join(outdir, "benchmarks.md")
+    parts = document.read(doc)
     boots = records.boots(recs)
     fig, meta = Figures.of(boots[0])
     meta = dict(meta, command=command, boots=len(boots))
@@ -45,6 +47,5 @@ def write(recs, outdir, command):
                        {"meta": meta, "notes": fig.notes, "summary": fig.s, "records": recs})
     plots.gnuplot(fig, outdir)
     pngs = plots.flent_plots(outdir) if "flent" in fig.s else []
-    document.write(os.path.join(outdir, "benchmarks.md"),
-                   blocks(fig, meta, verdicts, others, kernels, pngs))
+    document.write(doc, parts, blocks(fig, meta, verdicts, others, kernels, pngs))
     return tables.printed_ratios(verdicts.ratios, others) if others else []
