@@ -12,22 +12,15 @@ def kernel_figures(kernels):
     """{"stock"|"patched": [Figures of each boot]} of tools/bench kernels' run."""
     if not kernels:
         return None
-    return {k: [Figures.of(recs)[0] for recs in records.boots(kernels["records"][k])]
+    return {k: [Figures.of(recs) for recs in records.boots(kernels["records"][k])]
             for k in tables.KERNELS}
 
 
-def kernels_date(kernels):
-    return records.summarize(records.boots(kernels["records"]["stock"])[0])[1].get(
-        "meta", {}).get("date", "?")
-
-
-def blocks(fig, meta, verdicts, others, kernels, pngs):
-    kfigs = verdicts.kernels
+def blocks(fig, meta, verdicts, others, kernels_command, pngs):
     return {"header": tables.header(meta), "cover": tables.cover(fig), "cost": tables.cost(fig),
             "fifo": tables.fifo(fig), "scale": tables.scale(fig), "hbm": tables.hbm(fig, meta),
             "flent": tables.flent(fig, meta, pngs),
-            "kernels": tables.kernels_block(kfigs, kernels and kernels["command"],
-                                            kernels and kernels_date(kernels)),
+            "kernels": tables.kernels_block(verdicts.kernels, kernels_command),
             "targets": tables.targets(verdicts.rows),
             "reproducibility": tables.reproducibility(verdicts.ratios, others)}
 
@@ -37,15 +30,16 @@ def write(recs, outdir, command):
     doc = os.path.join(outdir, "benchmarks.md")
     parts = document.read(doc)
     boots = records.boots(recs)
-    fig, meta = Figures.of(boots[0])
-    meta = dict(meta, command=command, boots=len(boots))
+    fig = Figures.of(boots[0])
+    meta = dict(fig.meta, command=command, boots=len(boots))
     targets = load_targets()
-    others = [Verdicts(Figures.of(b)[0]).judge(targets).ratios for b in boots[1:]]
+    others = [Verdicts(Figures.of(b)).judge(targets).ratios for b in boots[1:]]
     kernels = records.load_kernels(outdir)
     verdicts = Verdicts(fig, kernel_figures(kernels)).judge(targets)
     records.write_json(os.path.join(outdir, records.BENCH_JSON),
                        {"meta": meta, "notes": fig.notes, "summary": fig.s, "records": recs})
     plots.gnuplot(fig, outdir)
     pngs = plots.flent_plots(outdir) if "flent" in fig.s else []
-    document.write(doc, parts, blocks(fig, meta, verdicts, others, kernels, pngs))
+    document.write(doc, parts, blocks(fig, meta, verdicts, others,
+                                      kernels and kernels["command"], pngs))
     return tables.printed_ratios(verdicts.ratios, others) if others else []

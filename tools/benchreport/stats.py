@@ -38,14 +38,15 @@ def hbm_order(key):
 
 
 class Figures:
-    def __init__(self, summary, notes):
+    def __init__(self, summary, notes, meta):
         self.s, self.notes = summary, notes
+        self.meta = meta  # the run's mode, rounds, kernel, date
 
     @classmethod
     def of(cls, recs):
-        """A boot's figures and its meta notes (mode, rounds, kernel, date)."""
+        """A boot's figures, from its records."""
         summary, notes = records.summarize(recs)
-        return cls(summary, notes), notes.pop("meta", {})
+        return cls(summary, notes, notes.pop("meta", {}))
 
     def get(self, t, c, m):
         return self.s.get(t, {}).get(c, {}).get(m)

@@ -205,12 +205,12 @@ def kernel_cost_row(kernels, k):
     return row
 
 
-def kernels_block(kernels, command, date):
+def kernels_block(kernels, command):
     """Section 6: kernels is {"stock"|"patched": [Figures of each boot]}."""
     if not kernels:
         return ["Not measured: `tools/bench kernels` writes bench-kernels.json.", ""]
     head = ["ratio"] + [f"{name}, {k}" for _, _, name in KERNEL_METRICS for k in KERNELS]
-    lines = [f"`{command}` ({date}).", ""]
+    lines = [f"`{command}` ({kernels['stock'][0].meta.get('date', '?')}).", ""]
     lines += md_table(head, [kernel_ratio_row(kernels, a, b) for a, b in KERNEL_RATIOS])
     lines += md_table(["boot 1, section 2's load"] +
                       [f"{h}, {k}" for k in KERNELS
