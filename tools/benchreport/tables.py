@@ -1,0 +1,264 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The generated blocks of docs/benchmarks.md: each a list of Markdown
+lines, tables and short fixed phrases. What a table's load is and why its
+figures are what they are is hand-written around the blocks."""
+import json
+import os
+
+from .stats import HBM_ROWS, HTB_ROW, fmt_ratio, hbm_key
+
+COVER_KINDS = ["noqueue", "pfifo_fast", "bfifo", "bpf_floor", "bpf_fifo", "fq", "bpf_fq",
+               "fq_codel", "bpf_fq_codel"]
+COST_KINDS = ["noqueue", "pfifo_fast", "pfifo", "bfifo", "bpf_fifo", "bpf_floor", "fq", "bpf_fq",
+              "fq_codel", "bpf_fq_codel"]
+FLENT_KINDS = ["pfifo_fast", "bpf_fifo", "fq", "bpf_fq"]
+# The ratios the patches are judged by (issue 29): each BPF qdisc against the
+# C qdisc it stands for, and the floor against bfifo, which no patch touches.
+KERNEL_RATIOS = [("bpf_fifo", "pfifo_fast"), ("bpf_fq_codel", "fq_codel"),
+                 ("bpf_fq", "fq"), ("bpf_floor", "bfifo")]
+KERNEL_METRICS = [("cost", "pps", "64-byte pkt/s"), ("cover", "tcp1", "TCP 1 flow"),
+                  ("cover", "tcp8", "TCP 8 flows"), ("cover", "rtt_p50", "RTT p50"),
+                  ("cover", "rtt_p99", "RTT p99")]
+KERNELS = ("stock", "patched")
+HBM_2019_JSON = os.path.join(os.path.dirname(os.path.abspath(__file__)), "hbm-2019.json")
+
+
+def md_table(head, rows):
+    return (["| " + " | ".join(head) + " |", "|" + "---|" * len(head)] +
+            ["| " + " | ".join(str(x) for x in r) + " |" for r in rows] + [""])
+
+
+def ratio_rows(fig, t, pairs, metrics):
+    """a / b, the median of the per-round ratios, for each metric."""
+    return [[f"{a} / {b}"] + [fmt_ratio(fig.paired(t, a, b, m)) for m in metrics] for a, b in pairs]
+
+
+def case_notes(fig, t):
+    """What kept a case of table t from running (tools/bench's notes)."""
+    notes = fig.notes.get(t, {})
+    return [f"- {c}: {s}" for c, s in sorted(notes.items())] + [""] if notes else []
+
+
+def not_measured(meta, quick):
+    return ("Not measured in this run" +
+            (f" ({quick})." if meta.get("mode") == "quick" else ": see the command above."))
+
+
+def header(meta):
+    cpus = f"{meta.get('cpus', '?')} vCPU" + ("" if meta.get("cpus") == "1" else "s")
+    clock = ("virtual (QEMU icount; docs/testing.md)" if meta.get("clock") == "virtual"
+             else "wall (QEMU TCG on the host's time)")
+    lines = [f"- command: `{meta.get('command', '?')}`",
+             f"- mode: {meta.get('mode', '?')} ({meta.get('rounds', '?')} rounds of "
+             f"{meta.get('secs', '?')} s per figure, qdiscs interleaved within each round, "
+             "their order rotating)",
+             f"- date: {meta.get('date', '?')}; guest kernel {meta.get('kernel', '?')}, {cpus}",
+             f"- clock: {clock}; {meta.get('boots', 1)} boot(s)",
+             "- every figure: median (min–max) over the rounds. Raw figures: "
+             "[benchmarks.json](benchmarks.json).", ""]
+    if meta.get("cut"):
+        lines += [f"**Incomplete run:** {meta['cut']}.", ""]
+    if meta.get("mode") == "quick":
+        lines += [f"Quick mode: {meta.get('rounds')} rounds of {meta.get('secs')} s "
+                  "([modes](#modes)).", ""]
+    return lines
+
+
+def cover(fig):
+    rows = [[k] + [fig.cell("cover", k, m) for m in ("tcp1", "tcp8")] +
+            [fig.cell("cover", k, m, 1) for m in ("rtt_avg", "rtt_p50", "rtt_p99")]
+            for k in COVER_KINDS]
+    metrics = ("tcp1", "tcp8", "rtt_avg", "rtt_p50", "rtt_p99")
+    pairs = (("bpf_fifo", "pfifo_fast"), ("bpf_fq", "fq"), ("bpf_fq_codel", "fq_codel"),
+             ("bpf_floor", "bfifo"), ("pfifo_fast", "noqueue"))
+    return (md_table(["qdisc", "TCP 1 flow", "TCP 8 flows", "RTT avg", "RTT p50", "RTT p99"], rows)
+            + case_notes(fig, "cover")
+            + md_table(["median of per-round ratios", "TCP 1 flow", "TCP 8 flows", "RTT avg",
+                        "RTT p50", "RTT p99"], ratio_rows(fig, "cover", pairs, metrics))
+            + ["![throughput](bench-throughput.png)", ""])
+
+
+def cost(fig):
+    rows = []
+    for k in COST_KINDS:
+        per_pkt, share = fig.bpf_per_packet(k)
+        rows.append([k, fig.cell("cost", k, "pps"),
+                     fmt_ratio(fig.paired("cost", k, "pfifo_fast", "pps")),
+                     fig.cell("cost", k, "enq_ns"), fig.cell("cost", k, "deq_ns"),
+                     "–" if per_pkt is None else f"{per_pkt / 1000:.1f}",
+                     "–" if share is None else f"{share:.1%}"])
+    lines = md_table(["qdisc", "pkt/s", "vs pfifo_fast", "enqueue ns", "dequeue ns",
+                      "BPF µs per packet", "share of a packet's time"], rows)
+    if not fig.get("cost", "bpf_fifo", "deq_per_enq"):
+        lines += ["Dequeues per enqueue not counted in this run: 2 taken, as counted when "
+                  "bpf_fifo was tuned.", ""]
+    return lines + case_notes(fig, "cost") + ["![packets per second](bench-pps.png)", ""]
+
+
+def fifo(fig):
+    if "fifo" not in fig.s:
+        return []
+    n = max(g["n"] for c in fig.s["fifo"].values() for g in c.values())
+    rows = []
+    for m, name in (("pps", "64-byte UDP pkt/s"), ("tcp1", "TCP 1 flow Mbit/s")):
+        q = fig.ratio_quartiles("fifo", "bpf_fifo", "pfifo_fast", m)
+        rows.append([name, fig.cell("fifo", "pfifo_fast", m), fig.cell("fifo", "bpf_fifo", m),
+                     "–" if not q else f"{q[1]:.2f}× ({q[0]:.2f}–{q[2]:.2f})"])
+    return ([f"### bpf_fifo against pfifo_fast alone ({n} rounds)", "",
+             "Alternate rounds of the two alone; the ratio's spread: the middle half of the "
+             "per-round ratios ([why](#fifo-ab)).", ""] +
+            md_table(["", "pfifo_fast", "bpf_fifo", "bpf_fifo / pfifo_fast"], rows))
+
+
+def kib(fig, c):
+    g = fig.get("scale", c, "flow_bytes")
+    return "–" if not g else f"{g['median'] / 1024:.0f}"
+
+
+def scale(fig):
+    ns = fig.flow_counts()
+    rows = []
+    for n in ns:
+        f, b = f"fq:{n}", f"bpf_fq:{n}"
+        rows.append([n, fig.cell("scale", f, "pps"), fig.cell("scale", b, "pps"),
+                     fmt_ratio(fig.paired("scale", b, f, "pps")),
+                     fig.cell("scale", b, "enq_ns"), fig.cell("scale", b, "deq_ns"),
+                     fig.cell("scale", f, "flows"), fig.cell("scale", b, "flows"),
+                     kib(fig, f), kib(fig, b)])
+    lines = md_table(["flows", "fq pkt/s", "bpf_fq pkt/s", "bpf_fq / fq", "bpf_fq enq ns",
+                      "bpf_fq deq ns", "fq flows", "bpf_fq flows", "fq KiB", "bpf_fq KiB"], rows)
+    tb = fig.med("scale", "bpf_fq", "flow_table_bytes")
+    if tb:
+        flags = fig.note("scale", "table") or "--max-instances 4 --ring-slots 131072"
+        lines += [f"bpf_fq's flow table is preallocated at load: {tb / 1048576:.1f} MiB "
+                  f"(`{flags}`), whatever the number of flows.", ""]
+    return lines + (["![scale](bench-scale.png)", ""] if ns else [])
+
+
+def load_hbm_2019(path=HBM_2019_JSON):
+    with open(path) as f:
+        return json.load(f)["rows"]
+
+
+def hbm_2019_row(key, old, htb):
+    row, limit, flows = hbm_key(key)
+    return ([f"{row} (2019)", limit, flows] +
+            [f"{x:.2f}" if i in (1, 2) else f"{x:g}" for i, x in enumerate(old)] +
+            [fmt_ratio(old[0] / htb[0]), fmt_ratio(old[5] / htb[5])])
+
+
+def hbm(fig, meta):
+    lines = [fig.note("hbm", "all"), ""] if fig.note("hbm", "all") else []
+    if not fig.s.get("hbm"):
+        return lines + [not_measured(meta, "full mode only: about 6 minutes of VM time per "
+                                           "rate and flow count"), ""]
+    delay = fig.note("hbm", "delay_ms")
+    lines += [f"netem delay: {delay} ms on the server's egress (tools/hbm-test -d)." if delay
+              else "netem delay: none (veth's RTT, ~0.3 ms).", ""]
+    ref, rows = load_hbm_2019(), []
+    for key in fig.hbm_cases():
+        v = lambda m, d=0: fig.cell("hbm", key, m, d)
+        rows.append(list(hbm_key(key)) +
+                    [v("agg"), v("drop_pct", 2), v("rtt", 2), v("rpc_rate", 1), v("rpc_p90"),
+                     v("rpc_p99"), v("bulk_rate", 1), v("bulk_p90"), v("bulk_p99"),
+                     fmt_ratio(fig.htb_ratio(key, "agg")), fmt_ratio(fig.htb_ratio(key, "rpc_p99"))])
+        _, limit, flows = hbm_key(key)
+        if key in ref:
+            rows.append(hbm_2019_row(key, ref[key], ref[f"{HTB_ROW}:{limit}:{flows}"]))
+    lines += md_table(["", "limit", "flows", "aggregate Mbit/s", "drop %", "RTT ms",
+                       "10K rate", "10K P90 µs", "10K P99 µs", "1MB rate", "1MB P90 µs",
+                       "1MB P99 µs", "rate / htb", "10K P99 / htb"], rows)
+    lines += [f"- {row}: {fig.note('hbm', row)}" for row in HBM_ROWS if fig.note("hbm", row)]
+    return lines + ["", "![RPC P99](bench-hbm.png)", ""]
+
+
+def flent(fig, meta, pngs):
+    if "flent" not in fig.s:
+        return [fig.note("flent", "all") or not_measured(
+            meta, "full mode only: 9 minutes of VM time; `tools/bench quick flent` runs one "
+                  "round of 5 s"), ""]
+    rows = [[k, fig.cell("flent", k, "tput"), fig.cell("flent", k, "ping_idle", 3),
+             fig.cell("flent", k, "ping_p50", 3), fig.cell("flent", k, "ping_p99", 3)]
+            for k in FLENT_KINDS if k in fig.s["flent"]]
+    pairs = (("bpf_fifo", "pfifo_fast"), ("bpf_fq", "fq"), ("fq", "pfifo_fast"))
+    return ([f"Runs: {fig.note('flent', 'params') or '?'}.", ""] +
+            md_table(["qdisc", "upload Mbit/s", "ping idle ms", "ping p50 ms, loaded",
+                      "ping p99 ms, loaded"], rows) +
+            md_table(["median of per-round ratios", "upload", "ping p50", "ping p99"],
+                     ratio_rows(fig, "flent", pairs, ("tput", "ping_p50", "ping_p99"))) +
+            [f"![{alt}](flent/{png})" for png, alt in pngs] + [""])
+
+
+def kernel_ratio_row(kernels, a, b):
+    """a / b of each metric on each kernel: boot 1 / boot 2 / ..."""
+    return [f"{a} / {b}"] + [" / ".join(fmt_ratio(f.paired(t, a, b, m)) for f in kernels[k])
+                             for t, m, _ in KERNEL_METRICS for k in KERNELS]
+
+
+def kernel_cost_row(kernels, k):
+    row = [k]
+    for kern in KERNELS:
+        f = kernels[kern][0]
+        bypassed = not f.get("cost", k, "deq_per_enq")
+        row += [f.cell("cost", k, "pps"), "not called" if bypassed else f.cell("cost", k, "enq_ns"),
+                f.cell("cost", k, "deq_ns"), f.cell("cost", k, "deq_per_enq", 2)]
+    return row
+
+
+def kernels_block(kernels, command):
+    """Section 6: kernels is {"stock"|"patched": [Figures of each boot]}."""
+    if not kernels:
+        return ["Not measured: `tools/bench kernels` writes bench-kernels.json.", ""]
+    head = ["ratio"] + [f"{name}, {k}" for _, _, name in KERNEL_METRICS for k in KERNELS]
+    lines = [f"`{command}` ({kernels['stock'][0].meta.get('date', '?')}).", ""]
+    lines += md_table(head, [kernel_ratio_row(kernels, a, b) for a, b in KERNEL_RATIOS])
+    lines += md_table(["boot 1, section 2's load"] +
+                      [f"{h}, {k}" for k in KERNELS
+                       for h in ("pkt/s", "enqueue ns", "dequeue ns", "dequeues per enqueue")],
+                      [kernel_cost_row(kernels, k) for k, _ in KERNEL_RATIOS])
+    for k, figs in kernels.items():
+        for i, f in enumerate(figs):
+            for t in ("cover", "cost"):
+                lines += [f"- {k} boot {i + 1}, {t} {c}: {note}"
+                          for c, note in sorted(f.notes.get(t, {}).items())]
+    return lines + [""]
+
+
+def targets(rows):
+    return md_table(["what", "target", "measured", "state", "why / what it would take"],
+                    [[what, goal, "–" if value is None else value, state, why]
+                     for what, goal, value, state, why in rows])
+
+
+def reproducibility_row(what, x, rounds, others):
+    """A headline ratio of boot 1, each other boot's and its difference."""
+    row, worst = [what, f"{x:.3f}×"], 0.0
+    for o in others:
+        y = o.get(what, (None, []))[0]
+        if y is None:
+            row.append("–")
+            continue
+        d = (y - x) / x
+        worst = max(worst, abs(d))
+        row += [f"{y:.3f}×", f"{d:+.1%}"]
+    spreads = [r for r in [rounds] + [o.get(what, (0, []))[1] for o in others] if r]
+    spread = "; ".join(f"boot {i + 1} {min(r):.3f}–{max(r):.3f}" for i, r in enumerate(spreads))
+    return row + ["yes" if worst <= 0.01 else "no", "" if worst <= 0.01 else f"rounds spread {spread}"]
+
+
+def reproducibility(ratios, others):
+    """ratios: boot 1's headline ratios; others: each other boot's."""
+    if not others:
+        return ["One boot: nothing to compare.", ""]
+    head = ["ratio", "boot 1"]
+    for i in range(len(others)):
+        head += [f"boot {i + 2}", "difference"]
+    rows = [reproducibility_row(what, x, rounds, others) for what, (x, rounds) in ratios.items()]
+    return ([f"{len(others) + 1} boots; the tables above are boot 1's.", ""] +
+            md_table(head + ["within 1%", "why not"], rows))
+
+
+def printed_ratios(ratios, others):
+    """The lines tools/bench prints: each headline ratio from every boot."""
+    return [" ".join(str(c) for c in reproducibility_row(what, x, rounds, others)[:-1])
+            for what, (x, rounds) in ratios.items()]
