@@ -273,11 +273,15 @@ $(OUTPUT)/tc_template.so: $(TC_PLUGIN_SRCS) src/lib.h include/bpfqdisc.h | $(OUT
 	$(Q)$(CC) $(CFLAGS) -Isrc -fPIC -shared -fvisibility=hidden -DBQ_TC_TEMPLATE \
 		-DBQ_QDISCS='"/dev/null"' -DBQ_SKELS='"/dev/null"' -Wl,--hash-style=sysv -s \
 		$(TC_PLUGIN_SRCS) -lm -o $@
-# Where the plugins go unless TC_LIB_DIR says: where Debian's tc looks
-# (its LIBDIR/tc), whatever PREFIX bpfqdisc is installed under.
+# Where Debian's tc looks for plugins (its LIBDIR/tc, and no other
+# directory), whatever PREFIX bpfqdisc is installed under: make install
+# puts the plugin there, and load PATH writes its plugins there unless
+# TC_LIB_DIR says otherwise.
+MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null)
+TC_DEBIAN_LIBDIR := /usr/lib/$(or $(MULTIARCH),x86_64-linux-gnu)/tc
 $(OUTPUT)/tcplugin.o: $(OUTPUT)/tc_template.so
 $(OUTPUT)/tcplugin.o: CFLAGS += -DBQ_TC_TEMPLATE_SO='"$(OUTPUT)/tc_template.so"' \
-	-DBQ_TC_LIBDIR='"/usr/lib/$(or $(MULTIARCH),x86_64-linux-gnu)/tc"'
+	-DBQ_TC_LIBDIR='"$(TC_DEBIAN_LIBDIR)"'
 
 # make install [PREFIX=/usr/local] [DESTDIR=]: the CLI, the BPF objects of
 # bpf/ (the CLI embeds them; these are for bpftool users), the man page, bash
@@ -341,10 +345,10 @@ install-hbm: $(BIN)/hbm
 	$(call msg,INSTALL,$(DESTDIR)$(SBINDIR)/hbm)
 	$(Q)$(INSTALL) -d $(DESTDIR)$(SBINDIR)
 	$(Q)$(INSTALL) -m 0755 $(BIN)/hbm $(DESTDIR)$(SBINDIR)/hbm
-# tc's plugin where Debian's tc looks for it (/usr/lib/x86_64-linux-gnu/tc
-# with PREFIX=/usr; under another prefix tc needs TC_LIB_DIR), a link per kind.
-MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null)
-TCLIBDIR ?= $(PREFIX)/lib/$(or $(MULTIARCH),x86_64-linux-gnu)/tc
+# tc's plugin, a link per kind, where Debian's tc looks for it whatever
+# PREFIX (so that tc finds bpf_fq after the default install; TCLIBDIR=
+# overrides it, for another tc's LIBDIR/tc).
+TCLIBDIR ?= $(TC_DEBIAN_LIBDIR)
 INSTALLED += $(TCLIBDIR)/q_bpf.so $(patsubst $(BIN)/tc/%,$(TCLIBDIR)/%,$(TC_PLUGIN_LINKS))
 install: install-tc
 .PHONY: install-tc

@@ -77,10 +77,28 @@ else
 	fail install_default_prefix "make -n install does not install into /usr/local/sbin"
 fi
 
+# tc's plugin where Debian's tc looks, /usr/lib/MULTIARCH/tc, whatever the
+# prefix (tc reads no other directory, and load PATH writes there too);
+# TCLIBDIR= overrides it, and DESTDIR stages it.
+MA=$(cc -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)
+out=$(mk -n install DESTDIR="$SCRATCH" 2>/dev/null)
+if printf '%s\n' "$out" | grep -q " $SCRATCH/usr/lib/$MA/tc/q_bpf.so\$" &&
+	! printf '%s\n' "$out" | grep -q "$SCRATCH/usr/local/lib/$MA/tc"; then
+	pass install_tc_default_prefix
+else
+	fail install_tc_default_prefix "make -n install (PREFIX=/usr/local) puts q_bpf.so in: $(oneline "$(printf '%s\n' "$out" | grep -o "[^ ]*/q_bpf.so\$")")"
+fi
+out=$(mk -n install DESTDIR="$SCRATCH" TCLIBDIR=/opt/tc 2>/dev/null)
+if printf '%s\n' "$out" | grep -q " $SCRATCH/opt/tc/q_bpf.so\$"; then
+	pass install_tc_libdir
+else
+	fail install_tc_libdir "make -n install TCLIBDIR=/opt/tc puts q_bpf.so in: $(oneline "$(printf '%s\n' "$out" | grep -o "[^ ]*/q_bpf.so\$")")"
+fi
+
 # tc's plugin where Debian's tc looks (PREFIX=/usr): one library, a link
 # per kind of src/qdiscs.def, each exporting its qdisc_util, and no libbpf
 # (tc has one of its own loaded).
-TCDIR=$D$PREFIX/lib/$(cc -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)/tc
+TCDIR=$D/usr/lib/$MA/tc
 why=
 [ "$(stat -c %a "$TCDIR/q_bpf.so" 2>/dev/null)" = 644 ] || why=" ${TCDIR#"$D"}/q_bpf.so missing or not 644;"
 for k in $(grep ^BQ_QDISC "$TOP/src/qdiscs.def" | cut -d, -f1 | cut -c10-); do
