@@ -80,6 +80,8 @@ all: $(BIN)/bpfqdisc $(BIN)/bpfqdisc_test $(UNIT_TESTS) $(TEST_PROGS) $(TEST_BPF
 # make deps fetches as well (tools/setup --kernel VER).
 STRESS_KERNELS ?= 7.2.13+deb14
 
+# sudo make deps KERNEL=VER: make puts its command line's variables in the
+# environment of tools/setup, where sudo would drop KERNEL=VER make deps's.
 deps:
 	tools/setup $(addprefix --kernel ,$(STRESS_KERNELS))
 
@@ -92,9 +94,11 @@ check-deps:
 $(OUTPUT) $(BIN):
 	$(Q)mkdir -p $@
 
-$(OUTPUT)/vmlinux.h: $(VMLINUX_BTF) | $(OUTPUT) check-deps
+# A missing BTF is check-deps' to report (run 'make deps'), not make's (no
+# rule to make it): a prerequisite only once it exists.
+$(OUTPUT)/vmlinux.h: $(wildcard $(VMLINUX_BTF)) | $(OUTPUT) check-deps
 	$(call msg,GEN,$@)
-	$(Q)$(BPFTOOL) btf dump file $< format c > $@
+	$(Q)$(BPFTOOL) btf dump file $(VMLINUX_BTF) format c > $@
 
 $(OUTPUT)/%.bpf.o: bpf/%.bpf.c $(wildcard include/bq/*.bpf.h) include/bpfqdisc.h $(OUTPUT)/vmlinux.h | $(OUTPUT)
 	$(call msg,BPF,$@)
