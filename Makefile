@@ -446,3 +446,18 @@ $(OOT)/markq.bpf.o: selftests/oot/markq.bpf.c $(OOT)/myq.bpf.o
 	$(Q)cp $< $(OOT)/work/ && cd $(OOT)/work && \
 		export PKG_CONFIG_PATH=$(OOT)/dest/usr/lib/pkgconfig && \
 		$(CLANG) -target bpf -O2 -g $$(pkg-config --cflags bpfqdisc) -c markq.bpf.c -o ../markq.bpf.o
+
+# The framework's promise, that a minor version never breaks a qdisc's
+# source (docs/writing-a-qdisc.md, "What is stable"): a frozen copy of the
+# sources of each released minor, selftests/oot/fwMAJOR.MINOR/, built here
+# with today's installed headers as myq is, and loaded by
+# test_load_frozen. Each minor has what bpfqdisc new wrote then; its
+# qdisc with classes is fw2.0's markq (2.1's and 2.2's were the same).
+# Never edit them: add the next minor's beside them.
+OOT_FROZEN := $(patsubst selftests/oot/%.bpf.c,$(OOT)/%.bpf.o,$(wildcard selftests/oot/fw*/*.bpf.c))
+all: $(OOT_FROZEN)
+$(OOT_FROZEN): $(OOT)/%.bpf.o: selftests/oot/%.bpf.c $(OOT)/myq.bpf.o
+	$(call msg,OOT,$@)
+	$(Q)mkdir -p $(dir $@) $(dir $(OOT)/work/$*) && cp $< $(OOT)/work/$*.bpf.c && \
+		cd $(dir $(OOT)/work/$*) && export PKG_CONFIG_PATH=$(OOT)/dest/usr/lib/pkgconfig && \
+		$(CLANG) -target bpf -O2 -g $$(pkg-config --cflags bpfqdisc) -c $(notdir $*).bpf.c -o $@
