@@ -9,7 +9,7 @@
 #   make stress     the long runs: long leak and churn tests on each kernel
 #                   of STRESS_KERNELS too, fuzzers 10 minutes each beside
 #   make bench      benchmarks in the VM -> docs/benchmarks.md (BENCH=quick|full)
-#   make install    PREFIX=/usr/local DESTDIR= (see the install section)
+#   make install    PREFIX=/usr/local DESTDIR= (docs/install.md)
 #   make deb        bpfqdisc_VERSION_amd64.deb and bpfqdisc-dev_... in .output/
 #   make V=1        show the commands
 #   make -j1        one job at a time (the default is one per CPU)
@@ -461,3 +461,13 @@ $(OOT_FROZEN): $(OOT)/%.bpf.o: selftests/oot/%.bpf.c $(OOT)/myq.bpf.o
 	$(Q)mkdir -p $(dir $@) $(dir $(OOT)/work/$*) && cp $< $(OOT)/work/$*.bpf.c && \
 		cd $(dir $(OOT)/work/$*) && export PKG_CONFIG_PATH=$(OOT)/dest/usr/lib/pkgconfig && \
 		$(CLANG) -target bpf -O2 -g $$(pkg-config --cflags bpfqdisc) -c $(notdir $*).bpf.c -o $@
+
+# README's sudo make install, staged with its PREFIX (the default) for
+# test_readme, which copies it onto the test VM's /. After the OOT
+# install: two make installs at once would write the same generated files.
+README_STAGE := $(abspath $(OUTPUT))/readme
+all: $(README_STAGE)/root
+$(README_STAGE)/root: $(BIN)/bpfqdisc $(BIN)/hbm $(BIN)/tc/q_bpf.so $(BPF_OBJS) $(OUTPUT)/vmlinux.h \
+		$(FW_HEADERS) tools/bpfqdisc.pc.in tools/bpfqdisc@.service $(OOT)/myq.bpf.o
+	$(call msg,STAGE,$@)
+	$(Q)rm -rf $@ && MAKEFLAGS= $(MAKE) -j1 -s --no-print-directory install DESTDIR=$@ >/dev/null
