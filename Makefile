@@ -341,14 +341,16 @@ $(BIN)/fuzz_hbm: $(HBM_SRCS) src/hbm/hbm_tool.h include/hbm.h $(OUTPUT)/hbm_cg.s
 # reads them from the embedded objects.
 $(BIN)/fuzz_class: FUZZ_SRCS += src/loader.c src/qdiscs.c src/meta.c src/elf.c src/objkind.c
 $(BIN)/fuzz_class: src/class.c src/loader.c src/qdiscs.c src/meta.c src/elf.c src/objkind.c src/qdiscs.def $(OUTPUT)/skels.h
-# make install puts hbm beside bpfqdisc (its BPF objects are in BPF_OBJS).
-INSTALLED += $(SBINDIR)/hbm
+# make install puts hbm beside bpfqdisc (its BPF objects are in BPF_OBJS),
+# with its man page.
+INSTALLED += $(SBINDIR)/hbm $(MAN8DIR)/hbm.8
 install: install-hbm
 .PHONY: install-hbm
 install-hbm: $(BIN)/hbm
 	$(call msg,INSTALL,$(DESTDIR)$(SBINDIR)/hbm)
-	$(Q)$(INSTALL) -d $(DESTDIR)$(SBINDIR)
+	$(Q)$(INSTALL) -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(MAN8DIR)
 	$(Q)$(INSTALL) -m 0755 $(BIN)/hbm $(DESTDIR)$(SBINDIR)/hbm
+	$(Q)$(INSTALL) -m 0644 docs/hbm.8 $(DESTDIR)$(MAN8DIR)/hbm.8
 # tc's plugin, a link per kind, where Debian's tc looks for it whatever
 # PREFIX (so that tc finds bpf_fq after the default install; TCLIBDIR=
 # overrides it, for another tc's LIBDIR/tc).

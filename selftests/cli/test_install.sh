@@ -26,6 +26,7 @@ pass install
 SBIN=$D$PREFIX/sbin/bpfqdisc
 OBJDIR=$D$PREFIX/lib/bpfqdisc
 MAN=$D$PREFIX/share/man/man8/bpfqdisc.8
+HBMMAN=$D$PREFIX/share/man/man8/hbm.8
 COMP=$D$PREFIX/share/bash-completion/completions/bpfqdisc
 UNIT=$D$PREFIX/lib/systemd/system/bpfqdisc@.service
 
@@ -34,6 +35,8 @@ UNIT=$D$PREFIX/lib/systemd/system/bpfqdisc@.service
 expected_files() {
 	echo "$SBIN 755"
 	echo "$MAN 644"
+	echo "$HBMMAN 644"
+	echo "$D$PREFIX/sbin/hbm 755"
 	echo "$COMP 644"
 	echo "$UNIT 644"
 	for s in "$TOP"/bpf/*.bpf.c; do
@@ -110,12 +113,12 @@ libbpf=$(nm -D --undefined-only "$TCDIR/q_bpf.so" 2>/dev/null | grep -E ' (bpf|b
 [ -z "$libbpf" ] || why="$why it uses libbpf: $(oneline "$libbpf");"
 verdict install_tc_plugin "$why"
 
-# Man page: rendered with warnings on, by whichever formatter is here.
+# Man pages: rendered with warnings on, by whichever formatter is here.
 if command -v groff >/dev/null; then
-	out=$(groff -man -Tutf8 -ww -z "$MAN" 2>&1)
+	out=$(groff -man -Tutf8 -ww -z "$MAN" 2>&1; groff -man -Tutf8 -ww -z "$HBMMAN" 2>&1)
 	tool=groff
 elif command -v mandoc >/dev/null; then
-	out=$(mandoc -Tlint -W warning "$MAN" 2>&1)
+	out=$(mandoc -Tlint -W warning "$MAN" "$HBMMAN" 2>&1)
 	tool=mandoc
 else
 	tool=
@@ -148,6 +151,21 @@ elif [ -n "$why" ]; then
 	fail man_covers_cli "docs/bpfqdisc.8 lacks:$why"
 else
 	pass man_covers_cli
+fi
+
+# hbm's man page in step with hbm -h: each option of its usage lines.
+hbm_opts=$("$D$PREFIX/sbin/hbm" -h 2>&1 | sed -n '/^$/q; p' | grep -o -- '-[-a-z_]*[a-z]' | sort -u)
+man=$(sed 's/\\-/-/g' "$HBMMAN" 2>/dev/null)
+why=
+for o in $hbm_opts; do
+	printf '%s\n' "$man" | grep -Eq -- "(^| )$o( |\$)" || why="$why $o;"
+done
+if [ -z "$hbm_opts" ]; then
+	fail man_covers_hbm "found no options in hbm -h"
+elif [ -n "$why" ]; then
+	fail man_covers_hbm "docs/hbm.8 lacks:$why"
+else
+	pass man_covers_hbm
 fi
 
 # Unit: it must name the installed binary, with the template filled in.
