@@ -22,6 +22,7 @@ MAKEFLAGS += -j$(shell nproc)
 endif
 
 OUTPUT := .output
+comma := ,
 BIN := bin
 CACHE := .cache
 KERNEL_DIR ?= $(CACHE)/kernel/default
@@ -53,8 +54,14 @@ LDLIBS := $(LIBBPF_DIR)/lib/libbpf.a -lelf -lz -lm
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.bpf.o,$(BPF_SRCS))
 SKELS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.skel.h,$(BPF_SRCS))
-LIB_SRCS := $(filter-out src/bpfqdisc.c,$(wildcard src/*.c))
-LIB_OBJS := $(patsubst src/%.c,$(OUTPUT)/%.o,$(LIB_SRCS))
+# libbpfqdisc (src/lib/): position-independent, its symbols hidden but
+# the public API's (include/libbpfqdisc.h), in .a and .so. The front ends
+# (src/cli/, src/tc/, src/hbm/) link it.
+LIB_SRCS := $(wildcard src/lib/*.c)
+LIB_OBJS := $(patsubst src/lib/%.c,$(OUTPUT)/lib/%.o,$(LIB_SRCS))
+LIB_A := $(OUTPUT)/libbpfqdisc.a
+CLI_SRCS := $(wildcard src/cli/*.c)
+CLI_OBJS := $(patsubst src/cli/%.c,$(OUTPUT)/cli/%.o,$(CLI_SRCS))
 TEST_BPF_OBJS := $(patsubst selftests/bpf/%.bpf.c,$(OUTPUT)/%.bpf.o,$(wildcard selftests/bpf/*.bpf.c))
 # A faster slow receiver (test_fq_codel_sojourn): spin_loops 5000.
 TEST_BPF_OBJS += $(OUTPUT)/slow_rx5000.bpf.o
@@ -130,37 +137,49 @@ $(OUTPUT)/skels.h: $(SKELS)
 	$(call msg,GEN,$@)
 	$(Q)printf '#include "%s"\n' $(notdir $^) > $@
 
-$(OUTPUT)/%.o: src/%.c $(wildcard src/*.h) include/bpfqdisc.h src/qdiscs.def $(OUTPUT)/skels.h | $(OUTPUT) check-deps
+LIB_CFLAGS := -fPIC -fvisibility=hidden -Isrc/lib
+$(OUTPUT)/lib/%.o: src/lib/%.c $(wildcard src/lib/*.h) include/bpfqdisc.h src/lib/qdiscs.def $(OUTPUT)/skels.h | $(OUTPUT) check-deps
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -Isrc -c $< -o $@
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(LIB_CFLAGS) -c $< -o $@
 
-$(OUTPUT)/bpfqdisc.o: CFLAGS += -DBQ_VERSION='"$(VERSION)"'
+$(LIB_A): $(LIB_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+$(OUTPUT)/cli/%.o: src/cli/%.c $(wildcard src/lib/*.h) include/bpfqdisc.h | $(OUTPUT) check-deps
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) -Isrc/lib -c $< -o $@
+
+$(OUTPUT)/cli/main.o: CFLAGS += -DBQ_VERSION='"$(VERSION)"'
 
 # bpfqdisc new writes bpf_fifo's source, which it embeds as a C string.
 $(OUTPUT)/fifo_src.h: bpf/fifo.bpf.c | $(OUTPUT)
 	$(call msg,GEN,$@)
 	$(Q){ echo 'static const char fifo_src[] ='; \
 	  sed 's/\\/\\\\/g; s/"/\\"/g; s/^/\t"/; s/$$/\\n"/' $<; echo ';'; } > $@
-$(OUTPUT)/new.o: $(OUTPUT)/fifo_src.h
+$(OUTPUT)/cli/new.o: $(OUTPUT)/fifo_src.h
 
-$(BIN)/bpfqdisc: $(OUTPUT)/bpfqdisc.o $(LIB_OBJS) | $(BIN)
+$(BIN)/bpfqdisc: $(CLI_OBJS) $(LIB_A) | $(BIN)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
 
 # The CLI of the kernel tests that load objects made to fail: the qdiscs of
-# selftests/bpf/qdiscs.def (src/qdiscs.def's and TEST_KINDS) in its registry.
+# selftests/bpf/qdiscs.def (src/lib/qdiscs.def's and TEST_KINDS) in its registry.
 TEST_KINDS := toobig maxlen
 TEST_SKELS := $(patsubst %,$(OUTPUT)/%.skel.h,$(TEST_KINDS))
 $(OUTPUT)/test_skels.h: $(OUTPUT)/skels.h $(TEST_SKELS)
 	$(call msg,GEN,$@)
 	$(Q)printf '#include "%s"\n' $(notdir $^) > $@
 
-$(OUTPUT)/qdiscs_test.o: src/qdiscs.c src/lib.h src/qdiscs.def selftests/bpf/qdiscs.def $(OUTPUT)/test_skels.h | check-deps
+$(OUTPUT)/qdiscs_test.o: src/lib/qdiscs.c src/lib/lib.h src/lib/qdiscs.def selftests/bpf/qdiscs.def $(OUTPUT)/test_skels.h | check-deps
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -Isrc -DBQ_QDISCS='"../selftests/bpf/qdiscs.def"' \
+	$(Q)$(CC) $(CFLAGS) $(LIB_CFLAGS) -DBQ_QDISCS='"../selftests/bpf/qdiscs.def"' \
 		-DBQ_SKELS='"test_skels.h"' -c $< -o $@
 
-$(BIN)/bpfqdisc_test: $(OUTPUT)/bpfqdisc.o $(filter-out $(OUTPUT)/qdiscs.o,$(LIB_OBJS)) $(OUTPUT)/qdiscs_test.o | $(BIN)
+# The archive's own registry (qdiscs.o) is not pulled in: these define it.
+$(BIN)/bpfqdisc_test: $(CLI_OBJS) $(OUTPUT)/qdiscs_test.o $(LIB_A) | $(BIN)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
 
@@ -179,40 +198,48 @@ $(OUTPUT)/fwmajor.bpf.o $(OUTPUT)/fwminor.bpf.o $(OUTPUT)/fwprev.bpf.o: bpf/fifo
 $(OUTPUT)/fw_skels.h: $(OUTPUT)/fwmajor.skel.h $(OUTPUT)/fwminor.skel.h $(OUTPUT)/fwprev.skel.h
 	$(call msg,GEN,$@)
 	$(Q)printf '#include "%s"\n' $(notdir $^) > $@
-$(OUTPUT)/qdiscs_fwtest.o: src/qdiscs.c src/lib.h selftests/bpf/qdiscs_fw.def $(OUTPUT)/fw_skels.h | check-deps
+$(OUTPUT)/qdiscs_fwtest.o: src/lib/qdiscs.c src/lib/lib.h selftests/bpf/qdiscs_fw.def $(OUTPUT)/fw_skels.h | check-deps
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -Isrc -DBQ_QDISCS='"../selftests/bpf/qdiscs_fw.def"' \
+	$(Q)$(CC) $(CFLAGS) $(LIB_CFLAGS) -DBQ_QDISCS='"../selftests/bpf/qdiscs_fw.def"' \
 		-DBQ_SKELS='"fw_skels.h"' -c $< -o $@
-$(BIN)/bpfqdisc_fwtest: $(OUTPUT)/bpfqdisc.o $(filter-out $(OUTPUT)/qdiscs.o,$(LIB_OBJS)) \
-		$(OUTPUT)/qdiscs_fwtest.o | $(BIN)
+$(BIN)/bpfqdisc_fwtest: $(CLI_OBJS) $(OUTPUT)/qdiscs_fwtest.o $(LIB_A) | $(BIN)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
 all: $(BIN)/bpfqdisc_fwtest
 
-$(BIN)/test_%: selftests/unit/test_%.c $(LIB_OBJS) | $(BIN)
+$(BIN)/test_%: selftests/unit/test_%.c $(LIB_A) | $(BIN)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) -Isrc $(filter-out %.h,$^) $(LDLIBS) -o $@
+	$(Q)$(CC) $(CFLAGS) -Isrc/lib $(filter-out %.h,$^) $(LDLIBS) -o $@
 
 $(BIN)/%: selftests/progs/%.c | $(BIN)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $< -o $@
 
 # Raw RTM_NEWQDISC through bpfqdisc's own netlink code.
-$(BIN)/nlqdisc: selftests/progs/nlqdisc.c src/nl.c src/lib.h include/bpfqdisc.h | $(BIN)
+$(BIN)/nlqdisc: selftests/progs/nlqdisc.c $(LIB_A) | $(BIN)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -Isrc $(filter %.c,$^) -o $@
+	$(Q)$(CC) $(CFLAGS) -Isrc/lib $^ $(LDLIBS) -o $@
 
 # The one test program that loads BPF objects itself.
 $(BIN)/bq_mustfail: selftests/progs/bq_mustfail.c | $(BIN) check-deps
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $< $(LDLIBS) -o $@
 
-# libFuzzer harnesses over the parsers, with ASan and UBSan.
-FUZZ_SRCS := src/units.c src/nl.c src/sys.c src/json.c src/pindir.c
-$(BIN)/fuzz_%: selftests/fuzz/fuzz_%.c selftests/fuzz/fuzz_words.h $(FUZZ_SRCS) src/lib.h include/bpfqdisc.h | $(BIN) check-deps
+# libFuzzer harnesses over the parsers, with ASan and UBSan: over the
+# library built again with them (its own archive).
+FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -Wall -Werror \
+	$(INCLUDES) -Isrc/lib
+FUZZ_LIB_A := $(OUTPUT)/fuzz/libbpfqdisc.a
+$(OUTPUT)/fuzz/%.o: src/lib/%.c $(wildcard src/lib/*.h) include/bpfqdisc.h src/lib/qdiscs.def $(OUTPUT)/skels.h | check-deps
+	$(call msg,FUZZ-CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(subst fuzzer$(comma),fuzzer-no-link$(comma),$(FUZZ_FLAGS)) $(filter -D%,$(CFLAGS)) -c $< -o $@
+$(FUZZ_LIB_A): $(patsubst src/lib/%.c,$(OUTPUT)/fuzz/%.o,$(LIB_SRCS))
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+$(BIN)/fuzz_%: selftests/fuzz/fuzz_%.c selftests/fuzz/fuzz_words.h $(FUZZ_LIB_A) | $(BIN) check-deps
 	$(call msg,FUZZ,$@)
-	$(Q)$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-		-Wall -Werror $(INCLUDES) -Isrc $< $(FUZZ_SRCS) $(LDLIBS) -o $@
+	$(Q)$(CLANG) $(FUZZ_FLAGS) $< $(FUZZ_LIB_A) $(LDLIBS) -o $@
 
 test: all
 	selftests/run
@@ -254,29 +281,29 @@ clean:
 # tc's plugin (src/tc/q_bpf.c): one library with a link q_bpf_KIND.so per
 # kind, which tc finds in TC_LIB_DIR=bin/tc. It runs inside tc, which has a
 # libbpf of its own: built of the libbpf-free parts of src/ alone.
-KINDS := $(shell grep ^BQ_QDISC src/qdiscs.def | cut -d, -f1 | cut -c10-)
-TC_PLUGIN_SRCS := src/tc/q_bpf.c src/units.c src/meta.c src/elf.c src/qdiscs.c src/objkind.c src/pindir.c src/json.c src/nl.c
+KINDS := $(shell grep ^BQ_QDISC src/lib/qdiscs.def | cut -d, -f1 | cut -c10-)
+TC_PLUGIN_SRCS := src/tc/q_bpf.c $(addprefix src/lib/,units.c meta.c elf.c qdiscs.c kinds.c objkind.c pindir.c json.c nl.c)
 TC_PLUGIN_LINKS := $(patsubst %,$(BIN)/tc/q_bpf_%.so,$(KINDS))
 all: $(TC_PLUGIN_LINKS)
-$(BIN)/tc/q_bpf.so: $(TC_PLUGIN_SRCS) src/lib.h include/bpfqdisc.h src/qdiscs.def $(OUTPUT)/skels.h | check-deps
+$(BIN)/tc/q_bpf.so: $(TC_PLUGIN_SRCS) src/lib/lib.h include/bpfqdisc.h src/lib/qdiscs.def $(OUTPUT)/skels.h | check-deps
 	$(call msg,LINK,$@)
 	$(Q)mkdir -p $(BIN)/tc
-	$(Q)$(CC) $(CFLAGS) -Isrc -fPIC -shared -fvisibility=hidden $(TC_PLUGIN_SRCS) -lm -o $@
+	$(Q)$(CC) $(CFLAGS) -Isrc/lib -fPIC -shared -fvisibility=hidden $(TC_PLUGIN_SRCS) -lm -o $@
 $(TC_PLUGIN_LINKS): $(BIN)/tc/q_bpf.so
 	$(Q)ln -sf q_bpf.so $@
 # The template of the plugins bpfqdisc load PATH writes for kinds from
-# files (src/tcplugin.c, which embeds it): no built-in kind, one exported
+# files (src/lib/tcplugin.c, which embeds it): no built-in kind, one exported
 # placeholder, and a System V symbol hash (DT_HASH, which glibc's dlopen
 # takes alone), which is simple to rebuild for the new name.
-$(OUTPUT)/tc_template.so: $(TC_PLUGIN_SRCS) src/lib.h include/bpfqdisc.h | $(OUTPUT) check-deps
+$(OUTPUT)/tc_template.so: $(TC_PLUGIN_SRCS) src/lib/lib.h include/bpfqdisc.h | $(OUTPUT) check-deps
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) -Isrc -fPIC -shared -fvisibility=hidden -DBQ_TC_TEMPLATE \
+	$(Q)$(CC) $(CFLAGS) -Isrc/lib -fPIC -shared -fvisibility=hidden -DBQ_TC_TEMPLATE \
 		-DBQ_QDISCS='"/dev/null"' -DBQ_SKELS='"/dev/null"' -Wl,--hash-style=sysv -s \
 		$(TC_PLUGIN_SRCS) -lm -o $@
 # Where the plugins go unless TC_LIB_DIR says: where Debian's tc looks
 # (its LIBDIR/tc), whatever PREFIX bpfqdisc is installed under.
-$(OUTPUT)/tcplugin.o: $(OUTPUT)/tc_template.so
-$(OUTPUT)/tcplugin.o: CFLAGS += -DBQ_TC_TEMPLATE_SO='"$(OUTPUT)/tc_template.so"' \
+$(OUTPUT)/lib/tcplugin.o $(OUTPUT)/fuzz/tcplugin.o: $(OUTPUT)/tc_template.so
+$(OUTPUT)/lib/tcplugin.o $(OUTPUT)/fuzz/tcplugin.o: CFLAGS += -DBQ_TC_TEMPLATE_SO='"$(OUTPUT)/tc_template.so"' \
 	-DBQ_TC_LIBDIR='"/usr/lib/$(or $(MULTIARCH),x86_64-linux-gnu)/tc"'
 
 # make install [PREFIX=/usr/local] [DESTDIR=]: the CLI, the BPF objects of
@@ -318,21 +345,16 @@ uninstall:
 	$(Q)if [ -d $(DESTDIR)$(BPFOBJDIR) ]; then rmdir --ignore-fail-on-non-empty $(DESTDIR)$(BPFOBJDIR); fi
 
 # hbm, the Host Bandwidth Manager (issue 5): its own sources in src/hbm/,
-# kept out of LIB_SRCS (src/*.c), with the HBM objects embedded.
+# with the HBM objects embedded, and the library.
 HBM_SRCS := $(wildcard src/hbm/*.c)
 all: $(BIN)/hbm
 $(OUTPUT)/hbm.bpf.o $(OUTPUT)/hbm_cg.bpf.o $(OUTPUT)/hbm_cg_edt.bpf.o: include/hbm.h bpf/hbm_cg.bpf.h bpf/hbm_edt.bpf.h include/hbm_verdict.h
-# It shares the pin directory check (src/pindir.c), src/sys.c and the
-# writer of outside strings (src/json.c) with bpfqdisc.
-$(BIN)/hbm: $(HBM_SRCS) src/sys.c src/json.c src/lib.h src/pindir.c src/pindir.h src/hbm/hbm_tool.h include/hbm.h $(OUTPUT)/hbm_cg.skel.h $(OUTPUT)/hbm_cg_edt.skel.h | $(BIN) check-deps
+$(BIN)/hbm: $(HBM_SRCS) $(LIB_A) src/hbm/hbm_tool.h include/hbm.h $(OUTPUT)/hbm_cg.skel.h $(OUTPUT)/hbm_cg_edt.skel.h | $(BIN) check-deps
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) -Isrc -Isrc/hbm $(HBM_SRCS) src/sys.c src/json.c src/pindir.c $(LDLIBS) -o $@
+	$(Q)$(CC) $(CFLAGS) -Isrc/lib -Isrc/hbm $(HBM_SRCS) $(LIB_A) $(LDLIBS) -o $@
 # Harnesses that compile a CLI's source in (its parsers are static).
 $(BIN)/fuzz_hbm: $(HBM_SRCS) src/hbm/hbm_tool.h include/hbm.h $(OUTPUT)/hbm_cg.skel.h $(OUTPUT)/hbm_cg_edt.skel.h
-# Its fields are those of the registry's kinds with classes: the loader
-# reads them from the embedded objects.
-$(BIN)/fuzz_class: FUZZ_SRCS += src/loader.c src/qdiscs.c src/meta.c src/elf.c src/objkind.c
-$(BIN)/fuzz_class: src/class.c src/loader.c src/qdiscs.c src/meta.c src/elf.c src/objkind.c src/qdiscs.def $(OUTPUT)/skels.h
+$(BIN)/fuzz_class: src/cli/class.c
 # make install puts hbm beside bpfqdisc (its BPF objects are in BPF_OBJS).
 INSTALLED += $(SBINDIR)/hbm
 install: install-hbm

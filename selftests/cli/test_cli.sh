@@ -38,7 +38,7 @@ check bad_option 2 "unknown option '--nope'" "$BQ" load fifo --nope 1
 check ring_not_pow2 2 "--ring-slots 1000 is not a power of two" "$BQ" load fifo --ring-slots 1000
 check ring_one 2 "--ring-slots 1 is not a power of two of at least 2" "$BQ" load fifo --ring-slots 1
 check slots_overflow 2 "--max-instances 65536 x --ring-slots 65536 is more than" "$BQ" load fifo --max-instances 65536 --ring-slots 65536
-# bpfqdisc qdisc and stats: the word matching of src/qdisc.c and src/show.c,
+# bpfqdisc qdisc and stats: the word matching of src/cli/qdisc.c and src/cli/stats.c,
 # which refuses before it checks privileges or the kernel.
 check qdisc_no_dev 2 "which device\? \(dev DEV\)" "$BQ" qdisc add root bpf_fifo
 check qdisc_dev_no_value 2 "'dev' needs a value" "$BQ" qdisc add dev

@@ -78,12 +78,12 @@ else
 fi
 
 # tc's plugin where Debian's tc looks (PREFIX=/usr): one library, a link
-# per kind of src/qdiscs.def, each exporting its qdisc_util, and no libbpf
+# per kind of src/lib/qdiscs.def, each exporting its qdisc_util, and no libbpf
 # (tc has one of its own loaded).
 TCDIR=$D$PREFIX/lib/$(cc -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)/tc
 why=
 [ "$(stat -c %a "$TCDIR/q_bpf.so" 2>/dev/null)" = 644 ] || why=" ${TCDIR#"$D"}/q_bpf.so missing or not 644;"
-for k in $(grep ^BQ_QDISC "$TOP/src/qdiscs.def" | cut -d, -f1 | cut -c10-); do
+for k in $(grep ^BQ_QDISC "$TOP/src/lib/qdiscs.def" | cut -d, -f1 | cut -c10-); do
 	[ "$(readlink "$TCDIR/q_bpf_$k.so")" = q_bpf.so ] || why="$why q_bpf_$k.so is no link to q_bpf.so;"
 	nm -D --defined-only "$TCDIR/q_bpf.so" 2>/dev/null | grep -q " bpf_${k}_qdisc_util$" ||
 		why="$why no bpf_${k}_qdisc_util;"

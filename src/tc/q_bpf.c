@@ -266,10 +266,12 @@ static bool changes_existing(const struct bq_kind *k, const struct nlmsghdr *n, 
 static int parse_qopt(struct qdisc_util *qu, int argc, char **argv, struct nlmsghdr *n,
 		      const char *dev)
 {
-	const struct bq_kind *k = plugin_kind(qu);
+	const struct bq_kind *k;
 	struct bq_param_set set;
 	struct bq_options o;
 
+	bq_kinds_discover();
+	k = plugin_kind(qu);
 	if (!k)
 		return -1;
 	if (bq_kind_params(k, &set))
@@ -299,10 +301,13 @@ void print_string_name_value(const char *name, const char *value);
  */
 static int print_qopt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 {
-	const struct bq_kind *k = bq_kind_find(qu->id);
+	const struct bq_kind *k;
 	struct bq_param_set set;
 	struct bq_options o;
 	char buf[64];
+
+	bq_kinds_discover();
+	k = bq_kind_find(qu->id);
 
 	if (!opt || RTA_PAYLOAD(opt) != sizeof(o))
 		return 0;

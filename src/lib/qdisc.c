@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * bpfqdisc qdisc add|replace|change|show: tc's syntax, with parameters.
+ * Qdiscs of the kinds: add, replace and change, with parameters.
  *
  * A new qdisc's parameters travel in the request that creates it, as its
  * TCA_OPTIONS (struct bq_options), which .init checks and applies before
@@ -19,72 +19,8 @@
 #include <bpf/bpf.h>
 #include "lib.h"
 
-#define TC_H_ROOT 0xFFFFFFFFU
 
-struct qdisc_req {
-	const char *dev;
-	int ifindex;
-	__u32 parent;		/* TC_H_ROOT unless "parent X:Y" */
-	__u32 handle;		/* 0: let the kernel pick */
-	const struct bq_kind *kind;
-	int nparams;
-	char **params;
-};
-
-static int usage_err(const char *fmt, const char *arg)
-{
-	char buf[256];
-
-	snprintf(buf, sizeof(buf), fmt, arg);
-	bq_err("%s", buf);
-	return BQ_EXIT_USAGE;
-}
-
-/* dev DEV [root | parent X:Y] [handle X:] [KIND] [PARAM VALUE]... */
-static int parse_req(int argc, char **argv, struct qdisc_req *r, bool need_kind)
-{
-	int i;
-
-	memset(r, 0, sizeof(*r));
-	r->parent = TC_H_ROOT;
-	for (i = 0; i < argc; i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-
-		if (!strcmp(a, "root")) {
-			r->parent = TC_H_ROOT;
-		} else if (!strcmp(a, "dev") || !strcmp(a, "parent") || !strcmp(a, "handle")) {
-			if (!v)
-				return usage_err("'%s' needs a value", a);
-			if (a[0] == 'd')
-				r->dev = v;
-			else if (bq_parse_handle(v, a[0] == 'p' ? &r->parent : &r->handle))
-				return usage_err("bad handle '%s' (expected MAJOR:[MINOR] in hex)", v);
-			i++;
-		} else if ((r->kind = bq_kind_find(a))) {
-			i++;
-			break;
-		} else if (need_kind) {
-			char names[256];
-
-			bq_err("unknown qdisc '%s' (known: %s)", a, bq_kind_names(names, sizeof(names)));
-			return BQ_EXIT_USAGE;
-		} else {
-			break;	/* parameters follow */
-		}
-	}
-	if (!r->dev)
-		return usage_err("%s", "which device? (dev DEV)");
-	if (need_kind && !r->kind)
-		return usage_err("%s", "which qdisc? (e.g. bpf_fifo)");
-	r->ifindex = if_nametoindex(r->dev);
-	if (!r->ifindex)
-		return usage_err("no such device '%s'", r->dev);
-	r->nparams = argc - i;
-	r->params = argv + i;
-	return 0;
-}
-
-static int require_loaded(const struct bq_kind *k)
+int bq_require_loaded(const struct bq_kind *k)
 {
 	if (bq_is_loaded(k))
 		return 0;
@@ -105,7 +41,7 @@ static int lock_kind(const struct bq_kind *k)
 }
 
 /* Parameters: base values, then "name value" pairs from the request. */
-static int build_params(const struct qdisc_req *r, const struct bq_params *base,
+static int build_params(const struct bq_qdisc_req *r, const struct bq_params *base,
 			struct bq_param_set *set)
 {
 	if (bq_kind_params(r->kind, set))
@@ -144,7 +80,7 @@ int bq_find_instance(int ifindex, __u32 parent, __u32 handle, const struct bq_ki
 	return -ENOENT;
 }
 
-static int no_instance(const struct qdisc_req *r)
+static int no_instance(const struct bq_qdisc_req *r)
 {
 	bq_err("no BPF qdisc of bpfqdisc at %s %s", r->dev,
 	       r->handle ? "with that handle" : r->parent == TC_H_ROOT ? "root" : "with that parent");
@@ -157,7 +93,7 @@ static int no_instance(const struct qdisc_req *r)
  * meanwhile, and its slot go to the new one: the write is for the instance
  * read (its generation), which BPF checks as it writes.
  */
-static int change_locked(struct qdisc_req *r)
+static int change_locked(struct bq_qdisc_req *r)
 {
 	struct bq_instance inst;
 	struct bq_params cur;
@@ -194,7 +130,7 @@ static int change_locked(struct qdisc_req *r)
 	return 0;
 }
 
-static int change_instance(struct qdisc_req *r)
+int bq_qdisc_change_req(struct bq_qdisc_req *r)
 {
 	const struct bq_kind *k = r->kind;
 	int lock, err;
@@ -217,7 +153,7 @@ static int change_instance(struct qdisc_req *r)
 
 /* The kind's egress program, if any, on the device: it sees the packets of
  * the root qdisc and, under mq, of every child. */
-static int attach_egress(const struct qdisc_req *r)
+static int attach_egress(const struct bq_qdisc_req *r)
 {
 	int err = bq_attach_egress(r->kind, r->ifindex);
 
@@ -284,7 +220,7 @@ static const char *why_refused(const struct bq_kind *k, int err, char *buf, size
 	return buf;
 }
 
-static int create(struct qdisc_req *r, bool replace)
+int bq_qdisc_create(struct bq_qdisc_req *r, bool replace)
 {
 	struct bq_options opts;
 	struct bq_param_set set;
@@ -311,7 +247,7 @@ static int create(struct qdisc_req *r, bool replace)
 	 * nothing.
 	 */
 	if (replace && !strcmp(now, r->kind->kind))
-		return change_instance(r);
+		return bq_qdisc_change_req(r);
 	bq_params_options(&set, &opts);
 	err = bq_nl_qdisc_new(r->ifindex, r->parent, r->handle, r->kind->kind, replace, &opts,
 			      sizeof(opts), msg, sizeof(msg));
@@ -329,30 +265,3 @@ static int create(struct qdisc_req *r, bool replace)
 	return err;
 }
 
-int bq_cmd_qdisc(int argc, char **argv)
-{
-	const char *verb = argc > 1 ? argv[1] : "show";
-	struct qdisc_req r;
-	int err;
-
-	if (!strcmp(verb, "show") || !strcmp(verb, "list") || !strcmp(verb, "ls"))
-		return bq_cmd_qdisc_show(argc - 1, argv + 1);
-	if (strcmp(verb, "add") && strcmp(verb, "replace") && strcmp(verb, "change")) {
-		bq_err("unknown qdisc command '%s' (add, replace, change, show)", verb);
-		return BQ_EXIT_USAGE;
-	}
-	err = parse_req(argc - 2, argv + 2, &r, verb[0] != 'c');
-	if (err)
-		return err;
-	if (verb[0] == 'c' && !r.nparams)
-		return usage_err("%s", "nothing to change: give PARAM VALUE pairs");
-	err = bq_check_caps(BQ_NEED_LOAD) ?: bq_check_kernel() ?: bq_ensure_bpffs();
-	if (err)
-		return err;
-	bq_tidy();
-	if (r.kind && (err = require_loaded(r.kind)))
-		return err;
-	if (verb[0] == 'c')
-		return change_instance(&r);
-	return create(&r, verb[0] == 'r');
-}

@@ -125,3 +125,15 @@ void bq_err(const char *fmt, ...)
 	va_end(ap);
 	fputc('\n', stderr);
 }
+
+int bq_invalid(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", bq_prog_name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return BQ_EXIT_USAGE;
+}

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <linux/types.h>
+#include <linux/pkt_sched.h>	/* TC_H_ROOT */
 #include "bpfqdisc.h"
 
 #define BQ_PIN_ROOT "/sys/fs/bpf/bpfqdisc"
@@ -33,31 +34,35 @@ extern const size_t bq_nbuiltin;
 extern size_t bq_nkinds;
 #define BQ_MAX_LOADED	32
 
-/* NULL when unknown; accepts "fifo" and "bpf_fifo". Discovers loaded kinds. */
+/* --- the registry (kinds.c; the built-in kinds: qdiscs.c) --- */
+/* NULL when unknown; accepts "fifo" and "bpf_fifo". Known loaded kinds: bq_kinds_discover(). */
 const struct bq_kind *bq_kind_find(const char *name);
 /* A built-in kind of that name, or NULL. */
 const struct bq_kind *bq_kind_builtin(const char *name);
 
-/* --- kinds loaded from object files (objkind.c) --- */
-/* The value of a kind's pinned bq_object map: this, then the object's bytes. */
-struct bq_object_hdr {
-	char path[256];
-};
 /* Adds the kinds pinned by earlier loads of files to bq_kinds (once). */
 void bq_kinds_discover(void);
 /* Adds kind bpf_NAME of object elf (sz bytes), loaded from path. NULL if full. */
 const struct bq_kind *bq_kinds_add(const char *name, const char *path, const void *elf,
 				   size_t sz, bool plain);
+/* Whether NAME suits bpf_NAME, a loaded kind: [a-z0-9_], fits a qdisc's id. */
+bool bq_kind_name_ok(const char *name);
+/* "fifo, fq" into buf, for error messages. */
+const char *bq_kind_names(char *buf, size_t len);
+
+/* --- kinds loaded from object files (objload.c, objkind.c) --- */
 /* The kind of the object file at path (objload.c), checked, in bq_kinds but
  * not loaded; NULL with *exit_code set (said) if it cannot be one. */
 const struct bq_kind *bq_kind_from_file(const char *path, int *exit_code);
-/* Whether NAME suits bpf_NAME, a loaded kind: [a-z0-9_], fits a qdisc's id. */
-bool bq_kind_name_ok(const char *name);
-/* The kind's object: its bytes, *sz set. */
-const void *bq_kind_elf(const struct bq_kind *k, size_t *sz);
+/* The value of a kind's pinned bq_object map: this, then the object's bytes. */
+struct bq_object_hdr {
+	char path[256];
+};
 /* A loaded kind's header and object, as pinned (bq_object) and in its tc
  * plugin: malloc'd, *sz set; NULL if out of memory. */
 struct bq_object_hdr *bq_object_value(const struct bq_kind *k, size_t *sz);
+/* The object pinned at path: its header and bytes, malloc'd; NULL if none. */
+struct bq_object_hdr *bq_object_read(const char *path, size_t *sz);
 
 /*
  * --- tc plugins of kinds loaded from files (tcplugin.c) ---
@@ -86,8 +91,6 @@ int bq_tc_plugin_stage(const struct bq_kind *k, struct bq_tc_plugin *p);
 int bq_tc_plugin_commit(struct bq_tc_plugin *p, bool loaded);
 /* Removes the plugin of k, an unloaded kind from a file, if there is one. */
 void bq_tc_plugin_remove(const struct bq_kind *k);
-/* "fifo, fq" into buf, for error messages. */
-const char *bq_kind_names(char *buf, size_t len);
 
 /* --- output (json.c) --- */
 /* s as a JSON string, quoted and escaped; invalid UTF-8 becomes U+FFFD. */
@@ -102,6 +105,8 @@ const char *bq_text_str(const char *s, char *buf, size_t len);
 /* The name bq_err puts first: "bpfqdisc", or the tool's. */
 extern const char *bq_prog_name;
 void bq_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* bq_err(), for input that is wrong: returns BQ_EXIT_USAGE. */
+int bq_invalid(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* -n NAME: enter network namespace NAME (/run/netns/NAME, or a path), as
  * ip -n does: only the network namespace changes, /sys/fs/bpf stays
  * visible. 0, or prints and returns BQ_EXIT_USAGE / BQ_EXIT_FAIL. */
@@ -188,6 +193,8 @@ struct bq_kind_classes {
  * The tables of a kind (meta.c), read from its embedded object (elf.c)
  * without libbpf: the CLI and the tc plugin share them.
  */
+/* The kind's object: its bytes, *sz set. */
+const void *bq_kind_elf(const struct bq_kind *k, size_t *sz);
 /* Section name of an ELF64 object of sz bytes: its bytes, *len set; NULL if none. */
 const void *bq_elf_section(const void *elf, size_t sz, const char *name, size_t *len);
 /*
@@ -248,33 +255,6 @@ int bq_instances(const struct bq_kind *k, struct bq_instance_info **out, size_t 
 /* Whether inst's slot still holds that instance (its generation). */
 bool bq_instance_current(const struct bq_kind *k, const struct bq_instance *inst);
 
-/*
- * The live instance on ifindex in this netns at handle (if not 0) or parent,
- * of kind *kind, or of any loaded kind if *kind is NULL; *kind is set to it.
- * 0 or -ENOENT.
- */
-int bq_find_instance(int ifindex, __u32 parent, __u32 handle, const struct bq_kind **kind,
-		     struct bq_instance *inst);
-
-/* --- commands beyond load/unload/list (qdisc.c, show.c, class.c) --- */
-int bq_cmd_qdisc(int argc, char **argv);
-int bq_cmd_class(int argc, char **argv);
-/*
- * For qdisc change: BQ_EXIT_USAGE (said) if the parameter that names the
- * aggregates of inst, of kind k, differs between cur and next while inst
- * has classes, which would be read as keys of the new kind; else 0.
- */
-int bq_class_rekey_refused(const struct bq_kind *k, const struct bq_instance *inst,
-			   const char *dev, const struct bq_params *cur, const struct bq_params *next);
-/* A warning on stderr when next names aggregates by a key each sender picks
- * (and cur, NULL for a new qdisc, did not). */
-void bq_class_warn_keys(const struct bq_kind *k, const char *dev, const struct bq_params *cur,
-			const struct bq_params *next);
-int bq_cmd_qdisc_show(int argc, char **argv);
-int bq_cmd_stats(int argc, char **argv);
-/* bpfqdisc new NAME (new.c): a starting NAME.bpf.c, built out of the tree. */
-int bq_cmd_new(int argc, char **argv);
-
 /* --- rtnetlink (nl.c) --- */
 struct bq_qdisc_info {
 	int ifindex;
@@ -298,9 +278,117 @@ int bq_nl_parse_dump(const void *buf, size_t len, int ifindex, struct bq_qdisc_i
 int bq_nl_qdisc_list(int ifindex, struct bq_qdisc_info **out, size_t *n);
 /* The kind of the qdisc of ifindex at handle (if not 0) or parent, "" if none. */
 void bq_nl_qdisc_kind(int ifindex, __u32 parent, __u32 handle, char *kind, size_t len);
+
+/* --- qdiscs (qdisc.c) --- */
+struct bq_qdisc_req {
+	const char *dev;
+	int ifindex;
+	__u32 parent;		/* TC_H_ROOT unless "parent X:Y" */
+	__u32 handle;		/* 0: let the kernel pick */
+	const struct bq_kind *kind;	/* NULL for a change: the qdisc's */
+	int nparams;
+	char **params;		/* PARAM VALUE... */
+};
+/* BQ_EXIT_USAGE (said) unless k is loaded. */
+int bq_require_loaded(const struct bq_kind *k);
+/* Creates (or with replace, replaces) the qdisc of r; a replace onto the
+ * same kind changes its parameters. 0, or an exit code (said). */
+int bq_qdisc_create(struct bq_qdisc_req *r, bool replace);
+/* Changes the parameters of the live qdisc at r's place, under its kind's lock. */
+int bq_qdisc_change_req(struct bq_qdisc_req *r);
+/*
+ * The live instance on ifindex in this netns at handle (if not 0) or parent,
+ * of kind *kind, or of any loaded kind if *kind is NULL; *kind is set to it.
+ * 0 or -ENOENT.
+ */
+int bq_find_instance(int ifindex, __u32 parent, __u32 handle, const struct bq_kind **kind,
+		     struct bq_instance *inst);
+
+/* --- classes (class.c) --- */
+struct bq_class_req {
+	const char *verb;	/* add, change, del, show */
+	const char *dev;
+	int ifindex;
+	__u32 parent, handle;
+	int by;			/* enum bq_class_by; -1 when not given */
+	const char *what;	/* the selector's value as given */
+	__u64 id;
+	/* The fields as given ("rate 10mbit"), then as the kind's. */
+	const char *word[BQ_MAX_CLASS_FIELDS], *text[BQ_MAX_CLASS_FIELDS];
+	int nwords;
+	__u64 val[BQ_MAX_CLASS_FIELDS];
+	__u64 def[BQ_MAX_CLASS_FIELDS];	/* show: the fields of aggregates without a class */
+	bool json;
+	/* The qdisc. */
+	const struct bq_kind *kind;
+	const struct bq_kind_classes *cl;
+	struct bq_instance inst;
+	int classes, aggs;	/* its maps' fds */
+	__u32 class_size, agg_size;	/* their values' sizes */
+};
+/* "cgroup", "mark", "priority", by enum bq_class_by. */
+extern const char *const bq_class_selectors[BQ_BY_KEYS];
+/* Whether some kind with classes has a field called name. */
+bool bq_class_known_field(const char *name);
+/* r's fields, before the qdisc is known: those some kind with classes takes. */
+int bq_class_check_fields(struct bq_class_req *r);
+/* r's selector value as a key (a cgroup's id, a mark, a priority) into r->id. */
+int bq_class_parse_selector(struct bq_class_req *r);
+/* The qdisc at r's place, which must be one with classes, and its maps. */
+int bq_class_find_qdisc(struct bq_class_req *r);
+/* add, change or del: one write of r's class. */
+int bq_class_write(struct bq_class_req *r);
+/* An aggregate, as class show gives it. */
+struct bq_class_row {
+	__u64 id;
+	char name[512];		/* cgroup path, or the number */
+	bool class;		/* false: the qdisc's defaults */
+	__u64 val[BQ_MAX_CLASS_FIELDS];
+	__u64 cnt[BQ_MAX_CLASS_FIELDS];
+};
+/* The aggregates of r's qdisc, then its classes without traffic. Caller frees. */
+int bq_class_rows(struct bq_class_req *r, struct bq_class_row **out, size_t *n);
+/*
+ * For qdisc change: BQ_EXIT_USAGE (said) if the parameter that names the
+ * aggregates of inst, of kind k, differs between cur and next while inst
+ * has classes, which would be read as keys of the new kind; else 0.
+ */
+int bq_class_rekey_refused(const struct bq_kind *k, const struct bq_instance *inst,
+			   const char *dev, const struct bq_params *cur, const struct bq_params *next);
+/* A warning on stderr when next names aggregates by a key each sender picks
+ * (and cur, NULL for a new qdisc, did not). */
+void bq_class_warn_keys(const struct bq_kind *k, const char *dev, const struct bq_params *cur,
+			const struct bq_params *next);
+
+/* --- statistics (stats.c) --- */
+/* A qdisc as the kernel shows it, joined with its BPF instance. */
+struct bq_qdisc_view {
+	__u64 netns;			/* its netns cookie */
+	struct bq_qdisc_info tc;
+	const struct bq_kind *kind;	/* NULL: not one of ours, or not loaded */
+	struct bq_instance inst;
+	struct bq_param_set set;	/* set.val: the instance's parameters */
+	const struct bq_kind_meta *meta;
+};
+/* The qdiscs of ifindex (0: all) in this netns; ours_only: BPF ones of ours. -errno. */
+int bq_qdisc_views(int ifindex, bool ours_only, struct bq_qdisc_view **out, size_t *n);
+/* The Prometheus metrics every kind's qdiscs have; a kind's own are bpfqdisc_KIND_NAME. */
+#define BQ_NCORE_METRICS	8
+struct bq_core_metric {
+	const char *name, *type, *help;
+};
+extern const struct bq_core_metric bq_core_metrics[BQ_NCORE_METRICS];
 /* Whether name is a key of stats -j's "bpf", or a Prometheus metric, that every kind has. */
 bool bq_core_name(const char *name, bool prometheus);
-/* Whether instance q is the qdisc tc of netns (show.c). */
+/* Whether instance q is the qdisc tc of netns. */
 bool bq_same_qdisc(const struct bq_instance *q, __u64 netns, const struct bq_qdisc_info *tc);
+
+/* --- the CLI's commands (src/cli) --- */
+int bq_cmd_qdisc(int argc, char **argv);
+int bq_cmd_class(int argc, char **argv);
+int bq_cmd_qdisc_show(int argc, char **argv);
+int bq_cmd_stats(int argc, char **argv);
+/* bpfqdisc new NAME: a starting NAME.bpf.c, built out of the tree. */
+int bq_cmd_new(int argc, char **argv);
 
 #endif

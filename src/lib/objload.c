@@ -250,7 +250,6 @@ const struct bq_kind *bq_kind_from_file(const char *path, int *exit_code)
 	void *bytes;
 	size_t len;
 
-	bq_kinds_discover();
 	*exit_code = bq_read_object(path, &bytes, &len);
 	if (*exit_code)
 		return NULL;
