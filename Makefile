@@ -94,6 +94,7 @@ check-deps:
 	@test -n "$(CLANG)" || { echo "clang-19 not found: run 'make deps'" >&2; exit 1; }
 	@test -n "$(BPFTOOL)" || { echo "bpftool not found: run 'make deps'" >&2; exit 1; }
 	@test -e $(LIBBPF_DIR)/lib/libbpf.a || { echo "$(LIBBPF_DIR) missing: run 'make deps'" >&2; exit 1; }
+	@grep -qx pic $(LIBBPF_DIR)/.complete 2>/dev/null || { echo "$(LIBBPF_DIR) is not position-independent: run 'make deps'" >&2; exit 1; }
 	@test -e $(VMLINUX_BTF) || { echo "$(VMLINUX_BTF) missing: run 'make deps' (or set VMLINUX_BTF)" >&2; exit 1; }
 
 $(OUTPUT) $(BIN):
@@ -138,7 +139,7 @@ $(OUTPUT)/skels.h: $(SKELS)
 	$(Q)printf '#include "%s"\n' $(notdir $^) > $@
 
 LIB_CFLAGS := -fPIC -fvisibility=hidden -Isrc/lib
-$(OUTPUT)/lib/%.o: src/lib/%.c $(wildcard src/lib/*.h) include/bpfqdisc.h src/lib/qdiscs.def $(OUTPUT)/skels.h | $(OUTPUT) check-deps
+$(OUTPUT)/lib/%.o: src/lib/%.c $(wildcard src/lib/*.h) include/bpfqdisc.h include/libbpfqdisc.h src/lib/qdiscs.def $(OUTPUT)/skels.h | $(OUTPUT) check-deps
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(LIB_CFLAGS) -c $< -o $@
@@ -147,7 +148,17 @@ $(LIB_A): $(LIB_OBJS)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
-$(OUTPUT)/cli/%.o: src/cli/%.c $(wildcard src/lib/*.h) include/bpfqdisc.h | $(OUTPUT) check-deps
+# The shared library exports the public API alone (BQ_API), and carries
+# libbpf inside, hidden: a program with a libbpf of its own keeps it.
+LIB_SONAME := libbpfqdisc.so.$(shell sed -n 's/^\#define LIBBPFQDISC_MAJOR[[:space:]]*\([0-9]*\).*/\1/p' include/libbpfqdisc.h)
+LIB_SO := $(OUTPUT)/$(LIB_SONAME)
+$(LIB_SO): $(LIB_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) -shared -Wl,-soname,$(LIB_SONAME) -Wl,--exclude-libs,ALL -Wl,-z,defs \
+		$^ $(LDLIBS) -o $@
+all: $(LIB_SO)
+
+$(OUTPUT)/cli/%.o: src/cli/%.c $(wildcard src/lib/*.h) include/bpfqdisc.h include/libbpfqdisc.h | $(OUTPUT) check-deps
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -Isrc/lib -c $< -o $@
@@ -282,7 +293,7 @@ clean:
 # kind, which tc finds in TC_LIB_DIR=bin/tc. It runs inside tc, which has a
 # libbpf of its own: built of the libbpf-free parts of src/ alone.
 KINDS := $(shell grep ^BQ_QDISC src/lib/qdiscs.def | cut -d, -f1 | cut -c10-)
-TC_PLUGIN_SRCS := src/tc/q_bpf.c $(addprefix src/lib/,units.c meta.c elf.c qdiscs.c kinds.c objkind.c pindir.c json.c nl.c)
+TC_PLUGIN_SRCS := src/tc/q_bpf.c $(addprefix src/lib/,units.c meta.c elf.c qdiscs.c kinds.c objkind.c pindir.c json.c nl.c error.c)
 TC_PLUGIN_LINKS := $(patsubst %,$(BIN)/tc/q_bpf_%.so,$(KINDS))
 all: $(TC_PLUGIN_LINKS)
 $(BIN)/tc/q_bpf.so: $(TC_PLUGIN_SRCS) src/lib/lib.h include/bpfqdisc.h src/lib/qdiscs.def $(OUTPUT)/skels.h | check-deps
@@ -407,13 +418,39 @@ uninstall-dev:
 	$(Q)for d in $(DESTDIR)$(INCLUDEDIR)/bq/vmlinux $(DESTDIR)$(INCLUDEDIR)/bq; do \
 		if [ -d $$d ]; then rmdir --ignore-fail-on-non-empty $$d; fi; done
 
+# libbpfqdisc: the shared library (the runtime, bpfqdisc's package), and
+# for programs built against it (the -dev package) its header, the .so
+# link, the archive, libbpfqdisc.pc and the man page libbpfqdisc(3).
+LIBDIR ?= $(PREFIX)/lib/$(or $(MULTIARCH),x86_64-linux-gnu)
+MAN3DIR ?= $(PREFIX)/share/man/man3
+# Its .pc names an architecture's directory: in that architecture's own.
+LIBPCDIR ?= $(LIBDIR)/pkgconfig
+LIB_INSTALLED := $(LIBDIR)/$(LIB_SONAME) $(LIBDIR)/libbpfqdisc.so $(LIBDIR)/libbpfqdisc.a \
+	$(INCLUDEDIR)/libbpfqdisc.h $(LIBPCDIR)/libbpfqdisc.pc $(MAN3DIR)/libbpfqdisc.3
+INSTALLED += $(LIB_INSTALLED)
+.PHONY: install-lib
+install: install-lib
+install-lib: $(LIB_SO) $(LIB_A)
+	$(call msg,INSTALL,$(DESTDIR)$(LIBDIR)/$(LIB_SONAME))
+	$(Q)$(INSTALL) -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(LIBPCDIR) \
+		$(DESTDIR)$(MAN3DIR)
+	$(Q)$(INSTALL) -m 0644 $(LIB_SO) $(DESTDIR)$(LIBDIR)/$(LIB_SONAME)
+	$(Q)ln -sf $(LIB_SONAME) $(DESTDIR)$(LIBDIR)/libbpfqdisc.so
+	$(Q)$(INSTALL) -m 0644 $(LIB_A) $(DESTDIR)$(LIBDIR)/libbpfqdisc.a
+	$(Q)$(INSTALL) -m 0644 include/libbpfqdisc.h $(DESTDIR)$(INCLUDEDIR)/libbpfqdisc.h
+	$(Q)$(INSTALL) -m 0644 docs/libbpfqdisc.3 $(DESTDIR)$(MAN3DIR)/libbpfqdisc.3
+	$(Q)sed -e 's|@INCLUDEDIR_FROM_PC@|$(shell realpath -m --relative-to=$(LIBPCDIR) $(INCLUDEDIR))|' \
+		-e 's|@LIBDIR_FROM_PC@|$(shell realpath -m --relative-to=$(LIBPCDIR) $(LIBDIR))|' \
+		-e 's|@VERSION@|$(VERSION)|' tools/libbpfqdisc.pc.in > $(OUTPUT)/libbpfqdisc.pc
+	$(Q)$(INSTALL) -m 0644 $(OUTPUT)/libbpfqdisc.pc $(DESTDIR)$(LIBPCDIR)/libbpfqdisc.pc
+
 # make deb [DEB_DIR=.output]: bpfqdisc_$(VERSION)_amd64.deb and
 # bpfqdisc-dev_..., of exactly what make install PREFIX=/usr installs
 # (tools/mkdeb splits it: the framework to -dev, the rest to bpfqdisc).
 # The install's own prerequisites are built first, in parallel.
 DEB_DIR ?= $(OUTPUT)
 .PHONY: deb
-deb: $(BIN)/bpfqdisc $(BIN)/hbm $(BPF_OBJS) $(OUTPUT)/vmlinux.h
+deb: $(BIN)/bpfqdisc $(BIN)/hbm $(BPF_OBJS) $(OUTPUT)/vmlinux.h $(LIB_SO) $(LIB_A)
 	$(Q)rm -rf $(DEB_DIR)/deb
 	$(Q)MAKEFLAGS= $(MAKE) -j1 --no-print-directory install DESTDIR=$(abspath $(DEB_DIR))/deb/root PREFIX=/usr
 	$(call msg,DEB,$(DEB_DIR)/bpfqdisc_$(VERSION)_amd64.deb $(DEB_DIR)/bpfqdisc-dev_$(VERSION)_amd64.deb)

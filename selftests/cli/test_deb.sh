@@ -49,7 +49,9 @@ fi
 
 # The framework in -dev, nothing else of the install there.
 dev=$(files "$DEV" | grep -v '^usr/share/doc/bpfqdisc-dev/')
-stray=$(printf '%s\n' "$dev" | grep -v '^usr/include/\|^usr/lib/pkgconfig/bpfqdisc\.pc$')
+stray=$(printf '%s\n' "$dev" | grep -v '^usr/include/\|^usr/lib/pkgconfig/bpfqdisc\.pc$' |
+	grep -v '^usr/lib/[^/]*/\(libbpfqdisc\.so\|libbpfqdisc\.a\|pkgconfig/libbpfqdisc\.pc\)$' |
+	grep -v '^usr/share/man/man3/libbpfqdisc\.3\.gz$')
 if [ -n "$stray" ] || ! printf '%s\n' "$dev" | grep -qx usr/include/bq/core.bpf.h; then
 	fail deb_split "bpfqdisc-dev holds $(oneline "$dev")"
 else

@@ -28,6 +28,8 @@ OBJDIR=$D$PREFIX/lib/bpfqdisc
 MAN=$D$PREFIX/share/man/man8/bpfqdisc.8
 COMP=$D$PREFIX/share/bash-completion/completions/bpfqdisc
 UNIT=$D$PREFIX/lib/systemd/system/bpfqdisc@.service
+LIBDIR=$D$PREFIX/lib/$(cc -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)
+MAN3=$D$PREFIX/share/man/man3/libbpfqdisc.3
 
 # Each file with the mode it must have: programs 755, data 644. Also catches
 # a umask leaking through (the unit is generated, not copied).
@@ -36,6 +38,11 @@ expected_files() {
 	echo "$MAN 644"
 	echo "$COMP 644"
 	echo "$UNIT 644"
+	echo "$LIBDIR/libbpfqdisc.so.0 644"
+	echo "$LIBDIR/libbpfqdisc.a 644"
+	echo "$D$PREFIX/include/libbpfqdisc.h 644"
+	echo "$LIBDIR/pkgconfig/libbpfqdisc.pc 644"
+	echo "$MAN3 644"
 	for s in "$TOP"/bpf/*.bpf.c; do
 		b=${s##*/}
 		echo "$OBJDIR/${b%.c}.o 644"
@@ -92,12 +99,24 @@ libbpf=$(nm -D --undefined-only "$TCDIR/q_bpf.so" 2>/dev/null | grep -E ' (bpf|b
 [ -z "$libbpf" ] || why="$why it uses libbpf: $(oneline "$libbpf");"
 verdict install_tc_plugin "$why"
 
+# libbpfqdisc: the link names its soname, which exports the API alone
+# (bq_*), with libbpf inside it hidden.
+why=
+[ "$(readlink "$LIBDIR/libbpfqdisc.so")" = libbpfqdisc.so.0 ] || why=" libbpfqdisc.so is no link to libbpfqdisc.so.0;"
+readelf -d "$LIBDIR/libbpfqdisc.so.0" 2>/dev/null | grep -q 'SONAME.*\[libbpfqdisc\.so\.0\]' ||
+	why="$why no soname libbpfqdisc.so.0;"
+exported=$(nm -D --defined-only "$LIBDIR/libbpfqdisc.so.0" 2>/dev/null | tr -s ' ' | cut -d' ' -f3)
+others=$(printf '%s\n' "$exported" | grep -v '^bq_')
+[ -n "$exported" ] && [ -z "$others" ] || why="$why exports $(oneline "${others:-nothing}");"
+printf '%s\n' "$exported" | grep -qx bq_qdisc_change || why="$why no bq_qdisc_change;"
+verdict install_lib "$why"
+
 # Man page: rendered with warnings on, by whichever formatter is here.
 if command -v groff >/dev/null; then
-	out=$(groff -man -Tutf8 -ww -z "$MAN" 2>&1)
+	out=$(groff -man -Tutf8 -ww -z "$MAN" "$MAN3" 2>&1)
 	tool=groff
 elif command -v mandoc >/dev/null; then
-	out=$(mandoc -Tlint -W warning "$MAN" 2>&1)
+	out=$(mandoc -Tlint -W warning "$MAN" "$MAN3" 2>&1)
 	tool=mandoc
 else
 	tool=

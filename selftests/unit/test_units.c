@@ -2,6 +2,7 @@
 /* Parameter parsing: tc's units, ranges, and everything that must be refused. */
 #include <stdbool.h>
 #include <string.h>
+#include <errno.h>
 #include "lib.h"
 #include "unit.h"
 
@@ -182,10 +183,10 @@ static void param_sets(void)
 	set.given = 0;
 	EXPECT(bq_params_apply(&set, 2, rate_only) == 0 && set.given == 1U << 1,
 	       "given: exactly the parameter named (0x%x)", set.given);
-	EXPECT(bq_params_apply(&set, 2, unknown) == BQ_EXIT_USAGE, "unknown name");
-	EXPECT(bq_params_apply(&set, 2, range) == BQ_EXIT_USAGE, "below min");
-	EXPECT(bq_params_apply(&set, 2, big) == BQ_EXIT_USAGE, "above max");
-	EXPECT(bq_params_apply(&set, 1, novalue) == BQ_EXIT_USAGE, "missing value");
+	EXPECT(bq_params_apply(&set, 2, unknown) == -EINVAL, "unknown name");
+	EXPECT(bq_params_apply(&set, 2, range) == -EINVAL, "below min");
+	EXPECT(bq_params_apply(&set, 2, big) == -EINVAL, "above max");
+	EXPECT(bq_params_apply(&set, 1, novalue) == -EINVAL, "missing value");
 	EXPECT(set.val.v[0] == 50, "a refused change leaves the value");
 }
 
@@ -252,7 +253,7 @@ static void tc_refused(void)
 	struct bq_param_set set;
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-		EXPECT(tc_apply(cases[i][0], &set, cases[i][2] ? 2 : 1, cases[i] + 1) == BQ_EXIT_USAGE,
+		EXPECT(tc_apply(cases[i][0], &set, cases[i][2] ? 2 : 1, cases[i] + 1) == -EINVAL,
 		       "%s %s %s accepted", cases[i][0], cases[i][1], cases[i][2] ? cases[i][2] : "");
 }
 

@@ -9,26 +9,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-#include <net/if.h>
 #include "lib.h"
-
-static enum bq_need verb_needs(const struct bq_class_req *r)
-{
-	return strcmp(r->verb, "show") ? BQ_NEED_LOAD : BQ_NEED_READ;
-}
 
 /* dev DEV [root | parent X:Y | handle X:] [SELECTOR VALUE] [FIELD VALUE ...] [-j] */
 static int parse_args(int argc, char **argv, struct bq_class_req *r)
 {
 	for (int i = 0; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		bool field = false;
-		int by = -1;
+		int err;
 
-		for (size_t s = 0; s < BQ_BY_KEYS; s++)
-			if (!strcmp(a, bq_class_selectors[s]))
-				by = s;
 		if (!strcmp(a, "root")) {
 			r->parent = TC_H_ROOT;
 			continue;
@@ -37,52 +26,20 @@ static int parse_args(int argc, char **argv, struct bq_class_req *r)
 			r->json = true;
 			continue;
 		}
-		if (by < 0 && strcmp(a, "dev") && strcmp(a, "parent") && strcmp(a, "handle")) {
-			/* Without privilege the kinds loaded from files are unseen: a
-			 * field of theirs would be called unknown. */
-			if (!bq_class_known_field(a))
-				return bq_check_caps(verb_needs(r)) ?: bq_invalid("unknown argument '%s'", a);
-			field = true;
-		}
-		if (!v)
+		if (strcmp(a, "dev") && strcmp(a, "parent") && strcmp(a, "handle")) {
+			err = bq_class_arg(r, a, v);
+			if (err)
+				return err;
+		} else if (!v) {
 			return bq_invalid("'%s' needs a value", a);
-		i++;
-		if (by >= 0) {
-			r->by = by;
-			r->what = v;
-		} else if (field) {
-			if (r->nwords == BQ_MAX_CLASS_FIELDS)
-				return bq_invalid("%s", "too many fields");
-			r->word[r->nwords] = a;
-			r->text[r->nwords++] = v;
 		} else if (a[0] == 'd') {
 			r->dev = v;
 		} else if (bq_parse_handle(v, a[0] == 'p' ? &r->parent : &r->handle)) {
 			return bq_invalid("bad handle '%s' (expected MAJOR:[MINOR] in hex)", v);
 		}
+		i++;
 	}
-	if (!r->dev)
-		return bq_invalid("%s", "which device? (dev DEV)");
-	r->ifindex = if_nametoindex(r->dev);
-	if (!r->ifindex)
-		return bq_invalid("no such device '%s'", r->dev);
-	return 0;
-}
-
-/* What each verb needs, checked before anything is touched. */
-static int check_args(struct bq_class_req *r)
-{
-	bool show = !strcmp(r->verb, "show"), del = !strcmp(r->verb, "del");
-
-	if (show && (r->by >= 0 || r->nwords))
-		return bq_invalid("%s", "class show takes dev, root, parent, handle and -j only");
-	if (!show && r->by < 0)
-		return bq_invalid("%s", "which aggregate? (cgroup PATH, mark N or priority N)");
-	if (del && r->nwords)
-		return bq_invalid("class del takes no %s", r->word[0]);
-	if (r->json && !show)
-		return bq_invalid("%s", "-j is for class show");
-	return bq_class_check_fields(r) ?: (r->by >= 0 ? bq_class_parse_selector(r) : 0);
+	return bq_class_place(r);
 }
 
 static void show_json(const struct bq_class_req *r, const struct bq_class_row *a)
@@ -146,23 +103,20 @@ static int show(struct bq_class_req *r)
 
 int bq_cmd_class(int argc, char **argv)
 {
-	struct bq_class_req r = { .verb = argc > 1 ? argv[1] : "show", .parent = TC_H_ROOT, .by = -1,
-			       .classes = -1, .aggs = -1 };
+	struct bq_class_req r;
 	int err;
 
+	bq_class_init(&r, argc > 1 ? argv[1] : "show");
 	if (!strcmp(r.verb, "list") || !strcmp(r.verb, "ls"))
 		r.verb = "show";
 	if (strcmp(r.verb, "add") && strcmp(r.verb, "change") && strcmp(r.verb, "del") &&
 	    strcmp(r.verb, "show"))
 		return bq_invalid("unknown class command '%s' (add, change, del, show)", r.verb);
-	err = parse_args(argc - 2, argv + 2, &r) ?: check_args(&r) ?:
-	      bq_check_caps(verb_needs(&r)) ?:
-	      bq_check_kernel() ?: bq_ensure_bpffs() ?: bq_class_find_qdisc(&r);
+	err = parse_args(argc - 2, argv + 2, &r) ?:
+	      (r.json && strcmp(r.verb, "show") ? bq_invalid("%s", "-j is for class show") : 0) ?:
+	      bq_class_check(&r) ?: bq_prepare(bq_class_needs(&r)) ?: bq_class_find_qdisc(&r);
 	if (!err)
 		err = strcmp(r.verb, "show") ? bq_class_write(&r) : show(&r);
-	if (r.classes >= 0)
-		close(r.classes);
-	if (r.aggs >= 0)
-		close(r.aggs);
+	bq_class_close(&r);
 	return err;
 }

@@ -67,11 +67,8 @@ int bq_cmd_qdisc(int argc, char **argv)
 		return err;
 	if (verb[0] == 'c' && !r.nparams)
 		return bq_invalid("%s", "nothing to change: give PARAM VALUE pairs");
-	err = bq_check_caps(BQ_NEED_LOAD) ?: bq_check_kernel() ?: bq_ensure_bpffs();
+	err = bq_prepare(BQ_NEED_LOAD) ?: (r.kind ? bq_require_loaded(r.kind) : 0);
 	if (err)
-		return err;
-	bq_tidy();
-	if (r.kind && (err = bq_require_loaded(r.kind)))
 		return err;
 	if (verb[0] == 'c')
 		return bq_qdisc_change_req(&r);

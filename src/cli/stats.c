@@ -257,10 +257,9 @@ static int run(struct opts *o, int argc, char **argv)
 
 	if (err)
 		return err;
-	err = bq_check_caps(BQ_NEED_READ) ?: bq_ensure_bpffs();
+	err = bq_prepare(BQ_NEED_READ);
 	if (err)
 		return err;
-	bq_tidy();
 	for (;;) {
 		err = show_once(o);
 		if (err || !o->interval)

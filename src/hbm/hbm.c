@@ -872,14 +872,14 @@ int main(int argc, char **argv)
 	struct opts o;
 	int err;
 
-	bq_prog_name = "hbm";
+	bq_print_to_stderr("hbm");
 	err = parse_opts(argc, argv, &o);
 	if (err)
-		return err;
+		return bq_exit_code(err);
 	libbpf_verbose = o.debug;
 	libbpf_set_print(libbpf_print);
 	if (o.remove)
-		return remove_kept(&o);
+		return bq_exit_code(remove_kept(&o));
 
 	r.cfg.rate = mbps_to_bytes(o.rate_mbps);
 	r.cfg.flags = (o.loopback ? HBM_F_LOOPBACK : 0) | (o.no_cn ? HBM_F_NO_CN : 0) |
@@ -900,5 +900,5 @@ int main(int argc, char **argv)
 			err = keep_limit(&r);
 	}
 	cleanup(&r, o.keep && !err, o.id);
-	return err;
+	return bq_exit_code(err);
 }

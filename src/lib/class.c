@@ -53,7 +53,7 @@ const char *const bq_class_selectors[BQ_BY_KEYS] = {
  */
 static void warn_sender_picks(const char *dev)
 {
-	bq_err("warning: on %s every sender picks its own priority (SO_PRIORITY 0-6 and IP_TOS "
+	bq_warn("warning: on %s every sender picks its own priority (SO_PRIORITY 0-6 and IP_TOS "
 	       "need no privilege) and so its class; a class by priority holds only senders "
 	       "that keep theirs (with shared_default on, keys without a class share priority "
 	       "0's aggregate and rate)", dev);
@@ -116,14 +116,11 @@ static int cgroup_id(const char *path, bool deep_ok, __u64 *id)
 		snprintf(full, sizeof(full), "%s", path);
 	if (stat(full, &st) || !S_ISDIR(st.st_mode) || statfs(full, &sfs) ||
 	    sfs.f_type != CGROUP2_SUPER_MAGIC) {
-		bq_err("no cgroup '%s' under %s", path, mnt);
-		return BQ_EXIT_USAGE;
+		return bq_invalid("no cgroup '%s' under %s", path, mnt);
 	}
-	if (!deep_ok && cgroup_level(full) >= BQ_CG_LEVELS) {
-		bq_err("cgroup '%s' is %d levels deep or more: a class must be above, where its children cannot escape it",
+	if (!deep_ok && cgroup_level(full) >= BQ_CG_LEVELS)
+		return bq_invalid("cgroup '%s' is %d levels deep or more: a class must be above, where its children cannot escape it",
 		       path, BQ_CG_LEVELS);
-		return BQ_EXIT_USAGE;
-	}
 	*id = st.st_ino;
 	return 0;
 }
@@ -152,7 +149,7 @@ static const char *cgroup_name(__u64 id)
 	return found_path;
 }
 
-int bq_class_parse_selector(struct bq_class_req *r)
+static int parse_selector(struct bq_class_req *r)
 {
 	const char *why;
 	__u64 v;
@@ -167,10 +164,8 @@ int bq_class_parse_selector(struct bq_class_req *r)
 		r->id = h;
 		return 0;
 	}
-	if (bq_parse_value(BQ_UNIT_COUNT, r->what, &v, &why) || v > 0xFFFFFFFFULL) {
-		bq_err("bad %s '%s' (a number, 0 to 4294967295)", bq_class_selectors[r->by], r->what);
-		return BQ_EXIT_USAGE;
-	}
+	if (bq_parse_value(BQ_UNIT_COUNT, r->what, &v, &why) || v > 0xFFFFFFFFULL)
+		return bq_invalid("bad %s '%s' (a number, 0 to 4294967295)", bq_class_selectors[r->by], r->what);
 	r->id = v;
 	return 0;
 }
@@ -193,7 +188,7 @@ static const struct bq_class_field *field_find(const struct bq_kind_classes *cl,
 }
 
 /* Whether some kind with classes has a field called name. */
-bool bq_class_known_field(const char *name)
+static bool known_field(const char *name)
 {
 	for (size_t i = 0; i < bq_nkinds; i++) {
 		const struct bq_kind_classes *cl = classes_of(&bq_kinds[i]);
@@ -302,7 +297,7 @@ static int check_fields(const struct bq_kind_classes *cl, struct bq_class_req *r
  * would name one), the qdisc's own kind says what is wrong once it is
  * found: "which rate?" is no answer for a qdisc whose classes have none.
  */
-int bq_class_check_fields(struct bq_class_req *r)
+static int check_fields_any(struct bq_class_req *r)
 {
 	char why[256], first[256] = "";
 	size_t takers = 0;
@@ -317,6 +312,74 @@ int bq_class_check_fields(struct bq_class_req *r)
 			snprintf(first, sizeof(first), "%s", why);
 	}
 	return first[0] && takers < 2 ? bq_invalid("%s", first) : 0;
+}
+
+void bq_class_init(struct bq_class_req *r, const char *verb)
+{
+	*r = (struct bq_class_req){ .verb = verb, .parent = TC_H_ROOT, .by = -1, .classes = -1,
+				    .aggs = -1 };
+}
+
+void bq_class_close(struct bq_class_req *r)
+{
+	if (r->classes >= 0)
+		close(r->classes);
+	if (r->aggs >= 0)
+		close(r->aggs);
+	r->classes = r->aggs = -1;
+}
+
+enum bq_need bq_class_needs(const struct bq_class_req *r)
+{
+	return strcmp(r->verb, "show") ? BQ_NEED_LOAD : BQ_NEED_READ;
+}
+
+int bq_class_arg(struct bq_class_req *r, const char *a, const char *v)
+{
+	int by = -1;
+
+	for (size_t s = 0; s < BQ_BY_KEYS; s++)
+		if (!strcmp(a, bq_class_selectors[s]))
+			by = s;
+	/* Without privilege the kinds loaded from files are unseen: a field
+	 * of theirs would be called unknown. */
+	if (by < 0 && !known_field(a))
+		return bq_check_caps(bq_class_needs(r)) ?: bq_invalid("unknown argument '%s'", a);
+	if (!v)
+		return bq_invalid("'%s' needs a value", a);
+	if (by >= 0) {
+		r->by = by;
+		r->what = v;
+		return 0;
+	}
+	if (r->nwords == BQ_MAX_CLASS_FIELDS)
+		return bq_invalid("%s", "too many fields");
+	r->word[r->nwords] = a;
+	r->text[r->nwords++] = v;
+	return 0;
+}
+
+int bq_class_place(struct bq_class_req *r)
+{
+	if (!r->dev)
+		return bq_invalid("%s", "which device? (dev DEV)");
+	r->ifindex = if_nametoindex(r->dev);
+	if (!r->ifindex)
+		return bq_invalid("no such device '%s'", r->dev);
+	return 0;
+}
+
+int bq_class_check(struct bq_class_req *r)
+{
+	bool show = !strcmp(r->verb, "show"), del = !strcmp(r->verb, "del");
+
+	if (show && (r->by >= 0 || r->nwords))
+		return bq_invalid("%s", "class show takes dev, root, parent, handle and -j only");
+	if (!show && r->by < 0)
+		return bq_invalid("%s", "which aggregate? (cgroup PATH, mark N or priority N)");
+	if (del && r->nwords)
+		return bq_invalid("class del takes no %s", r->word[0]);
+	return check_fields_any(r) ?: (r->by >= 0 ? parse_selector(r) : 0);
 }
 
 /* A parameter of the qdisc, by name. */
@@ -373,17 +436,14 @@ static int open_maps(struct bq_class_req *r)
 
 	r->classes = bq_open_map(r->kind, cl->desc.map);
 	r->aggs = cl->aggs.map[0] ? bq_open_map(r->kind, cl->aggs.map) : -1;
-	if (r->classes < 0 || (cl->aggs.map[0] && r->aggs < 0)) {
-		bq_err("cannot open the class maps of %s: %s", r->kind->kind, strerror(errno));
-		return BQ_EXIT_FAIL;
-	}
+	if (r->classes < 0 || (cl->aggs.map[0] && r->aggs < 0))
+		return bq_error(-errno, "cannot open the class maps of %s: %s", r->kind->kind, strerror(errno));
 	r->class_size = value_size(r->classes);
 	r->agg_size = r->aggs < 0 ? 0 : value_size(r->aggs);
 	if (!fields_fit(cl->fields, cl->nfields, r->class_size) ||
 	    (r->aggs >= 0 && (!fields_fit(cl->counters, cl->ncounters, r->agg_size) ||
 			      cl->aggs.id + sizeof(__u64) > r->agg_size))) {
-		bq_err("the class maps of %s do not hold the fields it declares", r->kind->kind);
-		return BQ_EXIT_FAIL;
+		return bq_error(-EIO, "the class maps of %s do not hold the fields it declares", r->kind->kind);
 	}
 	return 0;
 }
@@ -395,22 +455,16 @@ static int qdisc_by(struct bq_class_req *r)
 	char how[48] = "";
 	__u64 by = r->cl->desc.by;
 
-	if (param[0] && instance_param(r, param, &by)) {
-		bq_err("cannot read the parameters of %s on %s", r->kind->kind, r->dev);
-		return BQ_EXIT_FAIL;
-	}
+	if (param[0] && instance_param(r, param, &by))
+		return bq_error(-EIO, "cannot read the parameters of %s on %s", r->kind->kind, r->dev);
 	if (param[0])
 		snprintf(how, sizeof(how), " (%s %llu)", param, (unsigned long long)by);
-	if (r->by >= 0 && (__u64)r->by != by) {
-		bq_err("%s on %s classifies by %s%s, not by %s", r->kind->kind, r->dev,
+	if (r->by >= 0 && (__u64)r->by != by)
+		return bq_invalid("%s on %s classifies by %s%s, not by %s", r->kind->kind, r->dev,
 		       by < BQ_BY_KEYS ? bq_class_selectors[by] : "?", how, bq_class_selectors[r->by]);
-		return BQ_EXIT_USAGE;
-	}
-	if (by >= BQ_BY_KEYS) {
-		bq_err("%s on %s classifies by%s, which bpfqdisc does not know", r->kind->kind,
+	if (by >= BQ_BY_KEYS)
+		return bq_error(-EIO, "%s on %s classifies by%s, which bpfqdisc does not know", r->kind->kind,
 		       r->dev, how);
-		return BQ_EXIT_FAIL;
-	}
 	r->by = by;
 	return 0;
 }
@@ -420,17 +474,12 @@ int bq_class_find_qdisc(struct bq_class_req *r)
 {
 	char kinds[128], why[256];
 
-	if (bq_find_instance(r->ifindex, r->parent, r->handle, &r->kind, &r->inst)) {
-		bq_err("no BPF qdisc of bpfqdisc at %s %s", r->dev,
-		       r->handle ? "with that handle" : r->parent == TC_H_ROOT ? "root" : "with that parent");
-		return BQ_EXIT_USAGE;
-	}
+	if (bq_find_instance(r->ifindex, r->parent, r->handle, &r->kind, &r->inst))
+		return bq_no_instance(r->dev, r->parent, r->handle);
 	r->cl = classes_of(r->kind);
-	if (!r->cl) {
-		bq_err("%s on %s has no classes (%s)", r->kind->kind, r->dev,
+	if (!r->cl)
+		return bq_invalid("%s on %s has no classes (%s)", r->kind->kind, r->dev,
 		       kinds_with_classes(kinds, sizeof(kinds)));
-		return BQ_EXIT_USAGE;
-	}
 	if (check_fields(r->cl, r, why, sizeof(why)))
 		return bq_invalid("%s", why);
 	return open_maps(r) ?: qdisc_by(r);
@@ -446,8 +495,7 @@ static __u32 map_entries(int fd)
 
 static int replaced(const struct bq_class_req *r)
 {
-	bq_err("%s on %s was replaced meanwhile: run the class command again", r->kind->kind, r->dev);
-	return BQ_EXIT_FAIL;
+	return bq_error(-ESTALE, "%s on %s was replaced meanwhile: run the class command again", r->kind->kind, r->dev);
 }
 
 static __u64 field_get(const struct bq_class_field *f, const void *value)
@@ -471,17 +519,18 @@ static void field_put(const struct bq_class_field *f, void *value, __u64 v)
 
 static int write_error(const struct bq_class_req *r)
 {
-	if (errno == EEXIST || errno == ENOENT) {
-		bq_err("%s %s %s on %s", errno == EEXIST ? "there is already a class for" :
-		       "there is no class for", bq_class_selectors[r->by], r->what, r->dev);
-		return BQ_EXIT_USAGE;
+	int err = -errno;
+
+	if (err == -EEXIST || err == -ENOENT) {
+		bq_invalid("%s %s %s on %s", err == -EEXIST ? "there is already a class for" :
+			   "there is no class for", bq_class_selectors[r->by], r->what, r->dev);
+		return err;
 	}
-	if (errno == E2BIG)
-		bq_err("cannot add the class: the class map of %s is full (%u classes for all its qdiscs; "
-		       "load it with a larger --max-instances for more)", r->kind->kind, map_entries(r->classes));
-	else
-		bq_err("cannot %s the class: %s", r->verb, strerror(errno));
-	return BQ_EXIT_FAIL;
+	if (err == -E2BIG)
+		return bq_error(err, "cannot add the class: the class map of %s is full (%u classes for "
+				"all its qdiscs; load it with a larger --max-instances for more)",
+				r->kind->kind, map_entries(r->classes));
+	return bq_error(err, "cannot %s the class: %s", r->verb, strerror(-err));
 }
 
 /*
@@ -504,10 +553,8 @@ int bq_class_write(struct bq_class_req *r)
 	void *c = calloc(1, r->class_size);
 	int err;
 
-	if (!c) {
-		bq_err("%s", "out of memory");
-		return BQ_EXIT_FAIL;
-	}
+	if (!c)
+		return bq_error(-ENOMEM, "%s", "out of memory");
 	for (size_t i = 0; i < r->cl->nfields; i++)
 		field_put(&r->cl->fields[i], c, r->val[i]);
 	bq_stop_at("write");	/* test_slot_reuse replaces the qdisc here */
@@ -532,9 +579,8 @@ int bq_class_write(struct bq_class_req *r)
 		return err == -ESTALE ? replaced(r) : write_error(r);
 	if (add && by_changed(r)) {
 		bpf_map_delete_elem(r->classes, &key);
-		bq_err("%s of %s on %s changed meanwhile: the class is not added",
+		return bq_error(-ESTALE, "%s of %s on %s changed meanwhile: the class is not added",
 		       r->cl->desc.by_param, r->kind->kind, r->dev);
-		return BQ_EXIT_FAIL;
 	}
 	if (add && r->by == BQ_BY_PRIORITY)
 		warn_sender_picks(r->dev);
@@ -646,10 +692,8 @@ int bq_class_rows(struct bq_class_req *r, struct bq_class_row **out, size_t *n)
 
 	read_defaults(r);
 	v = read_aggs(r, &seen_n, count_in(r->classes, &r->inst));
-	if (!v) {
-		bq_err("%s", "out of memory");
-		return BQ_EXIT_FAIL;
-	}
+	if (!v)
+		return bq_error(-ENOMEM, "%s", "out of memory");
 	for (size_t i = 0; i < seen_n; i++) {
 		v[m] = v[i];
 		v[m].class = class_fields(r, v[m].id, v[m].val);
@@ -714,16 +758,13 @@ int bq_class_rekey_refused(const struct bq_kind *k, const struct bq_instance *in
 	if (!n)
 		return 0;
 	param = bq_kind_meta(k)->params[i].name;
-	if (n < 0) {
-		bq_err("cannot read the classes of %s on %s: %s", k->kind, dev, strerror(-n));
-		return BQ_EXIT_FAIL;
-	}
-	bq_err("%s on %s has %d class%s by %s (%s %llu), which %s %llu would read as other keys: "
+	if (n < 0)
+		return bq_error(n, "cannot read the classes of %s on %s: %s", k->kind, dev, strerror(-n));
+	return bq_invalid("%s on %s has %d class%s by %s (%s %llu), which %s %llu would read as other keys: "
 	       "delete %s first (bpfqdisc class del dev %s %s ...)", k->kind, dev, n,
 	       n > 1 ? "es" : "", cur->v[i] < BQ_BY_KEYS ? bq_class_selectors[cur->v[i]] : "?", param,
 	       (unsigned long long)cur->v[i], param, (unsigned long long)next->v[i],
 	       n > 1 ? "them" : "it", dev, cur->v[i] < BQ_BY_KEYS ? bq_class_selectors[cur->v[i]] : "?");
-	return BQ_EXIT_USAGE;
 }
 
 void bq_class_warn_keys(const struct bq_kind *k, const char *dev, const struct bq_params *cur,

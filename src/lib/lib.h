@@ -10,6 +10,7 @@
 #include <linux/types.h>
 #include <linux/pkt_sched.h>	/* TC_H_ROOT */
 #include "bpfqdisc.h"
+#include "libbpfqdisc.h"
 
 #define BQ_PIN_ROOT "/sys/fs/bpf/bpfqdisc"
 
@@ -40,6 +41,8 @@ const struct bq_kind *bq_kind_find(const char *name);
 /* A built-in kind of that name, or NULL. */
 const struct bq_kind *bq_kind_builtin(const char *name);
 
+/* The kind called name, into *k: 0, or -EINVAL saying which are known. */
+int bq_kind_lookup(const char *name, const struct bq_kind **k);
 /* Adds the kinds pinned by earlier loads of files to bq_kinds (once). */
 void bq_kinds_discover(void);
 /* Adds kind bpf_NAME of object elf (sz bytes), loaded from path. NULL if full. */
@@ -52,8 +55,8 @@ const char *bq_kind_names(char *buf, size_t len);
 
 /* --- kinds loaded from object files (objload.c, objkind.c) --- */
 /* The kind of the object file at path (objload.c), checked, in bq_kinds but
- * not loaded; NULL with *exit_code set (said) if it cannot be one. */
-const struct bq_kind *bq_kind_from_file(const char *path, int *exit_code);
+ * not loaded, into *k; 0 or -errno. */
+int bq_kind_from_file(const char *path, const struct bq_kind **k);
 /* The value of a kind's pinned bq_object map: this, then the object's bytes. */
 struct bq_object_hdr {
 	char path[256];
@@ -101,16 +104,20 @@ void bq_prom_label(FILE *f, const char *s);
 const char *bq_text_str(const char *s, char *buf, size_t len);
 #define BQ_TEXT_LEN(n)	(4 * (n) + 1)
 
-/* Prints "bpfqdisc: <message>" on stderr. */
-/* The name bq_err puts first: "bpfqdisc", or the tool's. */
-extern const char *bq_prog_name;
+/* --- errors (error.c; bq_last_error(), bq_set_print(): libbpfqdisc.h) --- */
+/* Records an error message (and hands it to the print function, if any). */
 void bq_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* bq_err(), for input that is wrong: returns BQ_EXIT_USAGE. */
+/* bq_err(), returning err (a -errno; -EIO if it is not negative). */
+int bq_error(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* bq_err(), for input that is wrong: returns -EINVAL. */
 int bq_invalid(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* -n NAME: enter network namespace NAME (/run/netns/NAME, or a path), as
- * ip -n does: only the network namespace changes, /sys/fs/bpf stays
- * visible. 0, or prints and returns BQ_EXIT_USAGE / BQ_EXIT_FAIL. */
-int bq_enter_netns(const char *name);
+/* A warning, for the print function only. */
+void bq_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A front end's exit code for err: 0, BQ_EXIT_USAGE if the last error was
+ * bq_invalid()'s, else BQ_EXIT_FAIL (a positive err, an exit code already, as is). */
+int bq_exit_code(int err);
+/* Errors and warnings on stderr, as "prog: message". */
+void bq_print_to_stderr(const char *prog);
 
 /* --- environment (sys.c) --- */
 /* libbpf's messages off unless LIBBPF_LOG is set: before any libbpf call. */
@@ -122,8 +129,11 @@ void bq_quiet_libbpf(void);
  */
 void bq_stop_at(const char *where);
 enum bq_need { BQ_NEED_LOAD, BQ_NEED_READ };
-/* Each returns 0 or prints the problem and returns BQ_EXIT_FAIL. */
+/* Each returns 0 or -errno (said). */
 int bq_check_caps(enum bq_need need);
+/* What every command on kinds and qdiscs needs first: the privileges,
+ * the kernel, bpffs; then tidies what no qdisc uses any more (api.c). */
+int bq_prepare(enum bq_need need);
 int bq_check_kernel(void);
 int bq_ensure_bpffs(void);
 __u64 bq_self_netns_cookie(void);
@@ -136,8 +146,6 @@ int bq_parse_value(enum bq_unit unit, const char *text, __u64 *out, const char *
 /* Formats v in unit's natural form ("200mbit", "10ms"). */
 const char *bq_format_value(enum bq_unit unit, __u64 v, char *buf, size_t len);
 const char *bq_unit_name(enum bq_unit unit);
-/* tc's handle syntax, "1:" or "1:2" in hex. 0 or -EINVAL. */
-int bq_parse_handle(const char *text, __u32 *out);
 
 struct bq_param_set {
 	const struct bq_param_desc *desc;	/* the kind's table */
@@ -148,7 +156,7 @@ struct bq_param_set {
 };
 /*
  * Applies "name value" pairs from argv over set->val. Returns 0, or
- * BQ_EXIT_USAGE after printing what is wrong.
+ * -EINVAL, with what is wrong.
  */
 int bq_params_apply(struct bq_param_set *set, int argc, char **argv);
 /* The TCA_OPTIONS of a new qdisc: the parameters set gives, the others 0. */
@@ -166,7 +174,7 @@ struct bq_load_opts {
 };
 /* max_instances * ring_slots: the entries of each per-slot map, a u32 */
 #define BQ_MAX_TOTAL_SLOTS	(1u << 26)
-/* Sets o->max_instances if it was 0. */
+/* Sets o->max_instances if it was 0. Each: 0 or -errno (said). */
 int bq_load(const struct bq_kind *k, struct bq_load_opts *o);
 int bq_unload(const struct bq_kind *k, bool force);
 bool bq_is_loaded(const struct bq_kind *k);
@@ -271,6 +279,8 @@ struct bq_qdisc_info {
  */
 int bq_nl_qdisc_new(int ifindex, __u32 parent, __u32 handle, const char *kind, bool replace,
 		    const void *opts, size_t optlen, char *msg, size_t msglen);
+/* Deletes the qdisc of ifindex at parent (and handle, if not 0); msg gets the kernel's words. */
+int bq_nl_qdisc_del(int ifindex, __u32 parent, __u32 handle, char *msg, size_t msglen);
 /* Parses one dump buffer (any bytes); 1 at its end, 0 for more, -errno. */
 int bq_nl_parse_dump(const void *buf, size_t len, int ifindex, struct bq_qdisc_info **v,
 		     size_t *n, size_t *cap);
@@ -289,10 +299,10 @@ struct bq_qdisc_req {
 	int nparams;
 	char **params;		/* PARAM VALUE... */
 };
-/* BQ_EXIT_USAGE (said) unless k is loaded. */
+/* -EINVAL (said) unless k is loaded. */
 int bq_require_loaded(const struct bq_kind *k);
 /* Creates (or with replace, replaces) the qdisc of r; a replace onto the
- * same kind changes its parameters. 0, or an exit code (said). */
+ * same kind changes its parameters. 0, or -errno (said). */
 int bq_qdisc_create(struct bq_qdisc_req *r, bool replace);
 /* Changes the parameters of the live qdisc at r's place, under its kind's lock. */
 int bq_qdisc_change_req(struct bq_qdisc_req *r);
@@ -303,6 +313,8 @@ int bq_qdisc_change_req(struct bq_qdisc_req *r);
  */
 int bq_find_instance(int ifindex, __u32 parent, __u32 handle, const struct bq_kind **kind,
 		     struct bq_instance *inst);
+/* "no BPF qdisc of bpfqdisc at DEV root": -ENOENT, said. */
+int bq_no_instance(const char *dev, __u32 parent, __u32 handle);
 
 /* --- classes (class.c) --- */
 struct bq_class_req {
@@ -328,12 +340,18 @@ struct bq_class_req {
 };
 /* "cgroup", "mark", "priority", by enum bq_class_by. */
 extern const char *const bq_class_selectors[BQ_BY_KEYS];
-/* Whether some kind with classes has a field called name. */
-bool bq_class_known_field(const char *name);
-/* r's fields, before the qdisc is known: those some kind with classes takes. */
-int bq_class_check_fields(struct bq_class_req *r);
-/* r's selector value as a key (a cgroup's id, a mark, a priority) into r->id. */
-int bq_class_parse_selector(struct bq_class_req *r);
+/* r for verb, nothing given yet; bq_class_close() once done with it. */
+void bq_class_init(struct bq_class_req *r, const char *verb);
+void bq_class_close(struct bq_class_req *r);
+/* What r's verb needs of the caller's privileges. */
+enum bq_need bq_class_needs(const struct bq_class_req *r);
+/* One word of r, with its value v (NULL: none): a selector ("mark 7") or a field. */
+int bq_class_arg(struct bq_class_req *r, const char *a, const char *v);
+/* r's device, which must exist. */
+int bq_class_place(struct bq_class_req *r);
+/* What r's verb needs, checked before anything is touched: its selector
+ * (into r->id) and fields, against every kind with classes. */
+int bq_class_check(struct bq_class_req *r);
 /* The qdisc at r's place, which must be one with classes, and its maps. */
 int bq_class_find_qdisc(struct bq_class_req *r);
 /* add, change or del: one write of r's class. */
@@ -349,7 +367,7 @@ struct bq_class_row {
 /* The aggregates of r's qdisc, then its classes without traffic. Caller frees. */
 int bq_class_rows(struct bq_class_req *r, struct bq_class_row **out, size_t *n);
 /*
- * For qdisc change: BQ_EXIT_USAGE (said) if the parameter that names the
+ * For qdisc change: -EINVAL (said) if the parameter that names the
  * aggregates of inst, of kind k, differs between cur and next while inst
  * has classes, which would be read as keys of the new kind; else 0.
  */

@@ -551,9 +551,8 @@ static int reuse_map(const struct bq_kind *k, struct bpf_map *m)
 
 static int load_failed(const struct bq_kind *k, int err)
 {
-	bq_err("cannot load %s: %s (LIBBPF_LOG=1 shows libbpf's and the verifier's log)",
+	return bq_error(err, "cannot load %s: %s (LIBBPF_LOG=1 shows libbpf's and the verifier's log)",
 	       k->kind, err == -E2BIG ? "a program is too large for the verifier" : strerror(-err));
-	return BQ_EXIT_FAIL;
 }
 
 /* Registers the kind's struct_ops: its link, or NULL (said). */
@@ -604,7 +603,7 @@ static int load_plain(const struct bq_kind *k)
 	struct bpf_map *ops = obj ? struct_ops_map(obj) : NULL;
 	struct bpf_link *link = NULL;
 	char path[256];
-	int err = BQ_EXIT_FAIL;
+	int err = -ENOEXEC;
 
 	if (!ops || bpf_map__set_map_flags(ops, bpf_map__map_flags(ops) | BPF_F_LINK))
 		goto out;
@@ -615,15 +614,14 @@ static int load_plain(const struct bq_kind *k)
 	}
 	link = register_kind(k, obj);
 	if (!link) {
-		err = BQ_EXIT_FAIL;
+		err = -errno;
 		goto out;
 	}
 	pin_path(path, sizeof(path), k, "link");
 	err = bpf_link__pin(link, path);
 	if (err)
-		bq_err("cannot pin %s under %s: %s", k->kind, BQ_PIN_ROOT, strerror(-err));
+		bq_error(err, "cannot pin %s under %s: %s", k->kind, BQ_PIN_ROOT, strerror(-err));
 	bpf_link__destroy(link);	/* the pin holds it now */
-	err = err ? BQ_EXIT_FAIL : 0;
 out:
 	bpf_object__close(obj);
 	return err;
@@ -688,16 +686,12 @@ static int load_and_register(const struct bq_kind *k, struct bpf_object *obj,
 	 * array too large and a program too large for the verifier.
 	 */
 	err = drop_unsupported_ops(obj);
-	if (err) {
-		bq_err("cannot read the BTF of %s or of the kernel: %s", k->kind, strerror(-err));
-		return BQ_EXIT_FAIL;
-	}
+	if (err)
+		return bq_error(err, "cannot read the BTF of %s or of the kernel: %s", k->kind, strerror(-err));
 	err = bpf_object__prepare(obj);
-	if (err == -ENOMEM || err == -E2BIG) {
-		bq_err("cannot allocate the maps of %s: %s (try smaller --max-instances or --ring-slots)",
+	if (err == -ENOMEM || err == -E2BIG)
+		return bq_error(err, "cannot allocate the maps of %s: %s (try smaller --max-instances or --ring-slots)",
 		       k->kind, strerror(-err));
-		return BQ_EXIT_FAIL;
-	}
 	if (!err)
 		err = bpf_object__load(obj);
 	if (err)
@@ -706,21 +700,18 @@ static int load_and_register(const struct bq_kind *k, struct bpf_object *obj,
 				  &zero, &o->defaults, BPF_ANY) ?:
 	      bpf_map_update_elem(bpf_map__fd(bpf_object__find_map_by_name(obj, "bq_config")),
 				  &zero, &config, BPF_ANY);
-	if (err) {
-		bq_err("cannot set the defaults of %s: %s", k->kind, strerror(errno));
-		return BQ_EXIT_FAIL;
-	}
+	if (err)
+		return bq_error(-errno, "cannot set the defaults of %s: %s", k->kind, strerror(errno));
 	link = register_kind(k, obj);
 	if (!link)
-		return BQ_EXIT_FAIL;
+		return -errno;
 	err = pin_all(k, obj, link);
 	bpf_link__destroy(link);	/* the pin holds it now */
 	if (err) {
 		bq_err("cannot pin %s under %s: %s", k->kind, BQ_PIN_ROOT, strerror(-err));
 		unpin_load(k);
-		return BQ_EXIT_FAIL;
 	}
-	return 0;
+	return err;
 }
 
 static int load_locked(const struct bq_kind *k, struct bq_load_opts *o)
@@ -730,34 +721,26 @@ static int load_locked(const struct bq_kind *k, struct bq_load_opts *o)
 	const char *big = NULL;
 	int err;
 
-	if (bq_is_loaded(k)) {
-		bq_err("%s is already loaded", k->kind);
-		return BQ_EXIT_FAIL;
-	}
+	if (bq_is_loaded(k))
+		return bq_error(-EEXIST, "%s is already loaded", k->kind);
 	/* An earlier load's live qdiscs keep its maps, which this load shares. */
 	if (!o->max_instances)
 		o->max_instances = bq_slot_count(k) ?: BQ_DEFAULT_MAX_INSTANCES;
-	if (o->userns_slots >= o->max_instances) {
-		bq_err("--userns-slots %u leaves none of the %u slots to the initial user namespace",
+	if (o->userns_slots >= o->max_instances)
+		return bq_invalid("--userns-slots %u leaves none of the %u slots to the initial user namespace",
 		       o->userns_slots, o->max_instances);
-		return BQ_EXIT_USAGE;
-	}
-	if (o->netns_slots >= o->max_instances) {
-		bq_err("--netns-slots %u leaves none of the %u slots to the initial network namespace",
+	if (o->netns_slots >= o->max_instances)
+		return bq_invalid("--netns-slots %u leaves none of the %u slots to the initial network namespace",
 		       o->netns_slots, o->max_instances);
-		return BQ_EXIT_USAGE;
-	}
 	pin_path(dir, sizeof(dir), k, NULL);
-	if (bq_pin_dir(dir, why, sizeof(why))) {
-		bq_err("%s", why);
-		return BQ_EXIT_FAIL;
-	}
+	if (bq_pin_dir(dir, why, sizeof(why)))
+		return bq_error(-EPERM, "%s", why);
 	/* First: a load that dies after it leaves what bq_tidy() finds. */
 	err = k->path ? pin_object(k) : 0;
 	if (err) {
 		bq_err("cannot keep the object of %s under %s: %s", k->kind, dir, strerror(-err));
 		rmdir(dir);
-		return BQ_EXIT_FAIL;
+		return err;
 	}
 	if (k->plain) {
 		err = load_plain(k);
@@ -768,21 +751,18 @@ static int load_locked(const struct bq_kind *k, struct bq_load_opts *o)
 	obj = open_framework(k);
 	if (!obj) {
 		unpin_all(k);
-		return BQ_EXIT_FAIL;
+		return -ENOEXEC;
 	}
 	err = size_maps(k, obj, o, &big);
 	if (err == -E2BIG) {
-		bq_err("--max-instances %u is too many for %s: its map %s would exceed %u entries",
-		       o->max_instances, k->kind, big, BQ_MAX_TOTAL_SLOTS);
-		err = BQ_EXIT_USAGE;
+		err = bq_invalid("--max-instances %u is too many for %s: its map %s would exceed %u entries",
+				 o->max_instances, k->kind, big, BQ_MAX_TOTAL_SLOTS);
 	} else if (err) {
-		bq_err("the %s object lacks the bpfqdisc framework maps", k->kind);
-		err = BQ_EXIT_FAIL;
+		err = bq_error(-ENOEXEC, "the %s object lacks the bpfqdisc framework maps", k->kind);
 	} else if ((err = for_each_pinned(obj, reuse_map, k))) {
 		if (err != -EEXIST)
 			bq_err("cannot reuse the maps of the earlier load of %s: %s", k->kind,
 			       strerror(-err));
-		err = BQ_EXIT_FAIL;
 	} else {
 		err = load_and_register(k, obj, o);
 	}
@@ -799,7 +779,7 @@ int bq_load(const struct bq_kind *k, struct bq_load_opts *o)
 	int lock = lock_pins_or_say(), err;
 
 	if (lock < 0)
-		return BQ_EXIT_FAIL;
+		return lock;
 	err = load_locked(k, o);
 	close(lock);
 	return err;
@@ -1001,16 +981,14 @@ static int unload_plain(const struct bq_kind *k, bool force)
 		live += !strcmp(q[i].kind, k->kind);
 	free(q);
 	if (err && !force) {
-		bq_err("cannot list this network namespace's qdiscs (%s), so cannot tell whether "
+		return bq_error(err, "cannot list this network namespace's qdiscs (%s), so cannot tell whether "
 		       "qdiscs of %s are live; repeat with --force to unload anyway", strerror(-err),
 		       k->kind);
-		return BQ_EXIT_FAIL;
 	}
 	if (live && !force) {
-		bq_err("%s has %zu live qdisc(s) in this network namespace: unloading stops new ones "
+		return bq_error(-EBUSY, "%s has %zu live qdisc(s) in this network namespace: unloading stops new ones "
 		       "from being created, the live ones keep working until deleted; repeat with "
 		       "--force to do it", k->kind, live);
-		return BQ_EXIT_FAIL;
 	}
 	unpin_all(k);
 	return 0;
@@ -1027,14 +1005,11 @@ static int unload_locked(const struct bq_kind *k, bool force)
 	size_t n = 0;
 	int err;
 
-	if (!bq_is_loaded(k)) {
-		bq_err("%s is not loaded", k->kind);
-		return BQ_EXIT_FAIL;
-	}
+	if (!bq_is_loaded(k))
+		return bq_error(-ENOENT, "%s is not loaded", k->kind);
 	if (is_default_qdisc(k) && !force) {
-		bq_err("%s is net.core.default_qdisc: the kernel would go on creating it, unregistered; "
+		return bq_error(-EBUSY, "%s is net.core.default_qdisc: the kernel would go on creating it, unregistered; "
 		       "set another default first, or repeat with --force", k->kind);
-		return BQ_EXIT_FAIL;
 	}
 	if (k->plain)
 		return unload_plain(k, force);
@@ -1052,19 +1027,18 @@ static int unload_locked(const struct bq_kind *k, bool force)
 		 * The kernel goes on creating the default kind: not closing.
 		 */
 		pin_path(path, sizeof(path), k, "link");
-		return set_closing(k, false) || unlink(path) ? BQ_EXIT_FAIL : 0;
+		err = set_closing(k, false) ?: unlink(path) ? -errno : 0;
+		return err ? bq_error(err, "cannot unregister %s: %s", k->kind, strerror(-err)) : 0;
 	}
 	if (err && !force) {
 		set_closing(k, false);
-		bq_err("cannot read the instances of %s (%s), so cannot tell whether qdiscs are live; "
+		return bq_error(err, "cannot read the instances of %s (%s), so cannot tell whether qdiscs are live; "
 		       "repeat with --force to unload anyway", k->kind, strerror(-err));
-		return BQ_EXIT_FAIL;
 	}
 	if (n && !force) {
 		set_closing(k, false);
-		bq_err("%s has %zu live qdisc(s): unloading stops new ones from being created, "
+		return bq_error(-EBUSY, "%s has %zu live qdisc(s): unloading stops new ones from being created, "
 		       "the live ones keep working until deleted; repeat with --force to do it", k->kind, n);
-		return BQ_EXIT_FAIL;
 	}
 	bq_stop_at("unpin");	/* test_unload_race adds a qdisc here */
 	unpin_all(k);
@@ -1076,7 +1050,7 @@ int bq_unload(const struct bq_kind *k, bool force)
 	int lock = lock_pins_or_say(), err;
 
 	if (lock < 0)
-		return BQ_EXIT_FAIL;
+		return lock;
 	err = unload_locked(k, force);
 	close(lock);
 	return err;

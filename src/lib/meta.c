@@ -70,7 +70,7 @@ int bq_kind_framework_minor(const struct bq_kind *k)
 		       BQ_FRAMEWORK_MINOR);
 	else
 		return v.minor;
-	return -1;
+	return -ENOEXEC;
 }
 
 bool bq_kind_framework_ok(const struct bq_kind *k)

@@ -86,33 +86,32 @@ int bq_read_object(const char *path, void **buf, size_t *len)
 	char why[PATH_MAX + 128];
 	struct stat st;
 	ssize_t n = 0;
+	int err = 0;
 
 	if (fd < 0 || fstat(fd, &st)) {
-		bq_err("cannot open BPF object %s: %s", path, strerror(errno));
-		goto usage;
+		err = bq_invalid("cannot open BPF object %s: %s", path, strerror(errno));
+		goto out;
 	}
 	if (!S_ISREG(st.st_mode) || st.st_size > MAX_OBJECT_BYTES) {
-		bq_err("refusing %s: not a regular file of at most %d bytes", path, MAX_OBJECT_BYTES);
-		goto usage;
+		err = bq_invalid("refusing %s: not a regular file of at most %d bytes", path,
+				 MAX_OBJECT_BYTES);
+		goto out;
 	}
 	if (bq_check_owner(path, &st, why, sizeof(why))) {
-		bq_err("%s", why);
-		goto usage;
+		err = bq_invalid("%s", why);
+		goto out;
 	}
 	*len = st.st_size;
 	*buf = malloc(*len ?: 1);
 	if (*buf)
 		n = read(fd, *buf, *len);
 	if (!*buf || n != (ssize_t)*len) {
-		bq_err("cannot read BPF object %s: %s", path, n < 0 ? strerror(errno) : "short read");
+		err = bq_error(n < 0 ? -errno : -EIO, "cannot read BPF object %s: %s", path,
+			       n < 0 ? strerror(errno) : "short read");
 		free(*buf);
-		close(fd);
-		return BQ_EXIT_FAIL;
 	}
-	close(fd);
-	return 0;
-usage:
+out:
 	if (fd >= 0)
 		close(fd);
-	return BQ_EXIT_USAGE;
+	return err;
 }

@@ -24,19 +24,19 @@ int bq_require_loaded(const struct bq_kind *k)
 {
 	if (bq_is_loaded(k))
 		return 0;
-	bq_err("%s is not loaded (bpfqdisc load %s)", k->kind, k->name);
-	return BQ_EXIT_USAGE;
+	return bq_invalid("%s is not loaded (bpfqdisc load %s)", k->kind, k->name);
 }
 
-/* Exclusive right to write parameters of kind k; -1 when someone has it. */
+/* Exclusive right to write parameters of kind k: an fd, or -errno when someone has it. */
 static int lock_kind(const struct bq_kind *k)
 {
 	int fd = bq_try_lock_kind(k);
 
 	if (fd < 0 && errno == EWOULDBLOCK)
-		bq_err("another bpfqdisc is changing %s qdiscs; try again", k->kind);
-	else if (fd < 0)
-		bq_err("cannot open %s/%s to lock it: %s", BQ_PIN_ROOT, k->name, strerror(errno));
+		return bq_invalid("another bpfqdisc is changing %s qdiscs; try again", k->kind);
+	if (fd < 0)
+		return bq_invalid("cannot open %s/%s to lock it: %s", BQ_PIN_ROOT, k->name,
+				  strerror(errno));
 	return fd;
 }
 
@@ -44,8 +44,10 @@ static int lock_kind(const struct bq_kind *k)
 static int build_params(const struct bq_qdisc_req *r, const struct bq_params *base,
 			struct bq_param_set *set)
 {
-	if (bq_kind_params(r->kind, set))
-		return BQ_EXIT_FAIL;
+	int err = bq_kind_params(r->kind, set);
+
+	if (err)
+		return err;
 	set->val = *base;
 	return bq_params_apply(set, r->nparams, r->params);
 }
@@ -80,11 +82,11 @@ int bq_find_instance(int ifindex, __u32 parent, __u32 handle, const struct bq_ki
 	return -ENOENT;
 }
 
-static int no_instance(const struct bq_qdisc_req *r)
+int bq_no_instance(const char *dev, __u32 parent, __u32 handle)
 {
-	bq_err("no BPF qdisc of bpfqdisc at %s %s", r->dev,
-	       r->handle ? "with that handle" : r->parent == TC_H_ROOT ? "root" : "with that parent");
-	return BQ_EXIT_USAGE;
+	bq_invalid("no BPF qdisc of bpfqdisc at %s %s", dev, handle ? "with that handle" :
+		   parent == TC_H_ROOT ? "root" : "with that parent");
+	return -ENOENT;
 }
 
 /*
@@ -101,25 +103,19 @@ static int change_locked(struct bq_qdisc_req *r)
 	int err;
 
 	if (bq_find_instance(r->ifindex, r->parent, r->handle, &r->kind, &inst))
-		return no_instance(r);
-	if (bq_read_params(r->kind, inst.slot, &cur)) {
-		bq_err("cannot read the parameters of %s on %s: %s", r->kind->kind, r->dev, strerror(errno));
-		return BQ_EXIT_FAIL;
-	}
+		return bq_no_instance(r->dev, r->parent, r->handle);
+	if (bq_read_params(r->kind, inst.slot, &cur))
+		return bq_error(-errno, "cannot read the parameters of %s on %s: %s", r->kind->kind, r->dev, strerror(errno));
 	err = build_params(r, &cur, &set) ?:
 	      bq_class_rekey_refused(r->kind, &inst, r->dev, &cur, &set.val);
 	if (err)
 		return err;
 	bq_stop_at("write");	/* test_slot_reuse replaces the qdisc here */
 	err = bq_write_params(r->kind, &inst, &set.val);
-	if (err == -ESTALE) {
-		bq_err("%s on %s was replaced meanwhile: run the change again", r->kind->kind, r->dev);
-		return BQ_EXIT_FAIL;
-	}
-	if (err) {
-		bq_err("cannot change %s on %s: %s", r->kind->kind, r->dev, strerror(-err));
-		return BQ_EXIT_FAIL;
-	}
+	if (err == -ESTALE)
+		return bq_error(-ESTALE, "%s on %s was replaced meanwhile: run the change again", r->kind->kind, r->dev);
+	if (err)
+		return bq_error(err, "cannot change %s on %s: %s", r->kind->kind, r->dev, strerror(-err));
 	/* class add takes no lock: one added meanwhile undoes the change. */
 	err = bq_class_rekey_refused(r->kind, &inst, r->dev, &cur, &set.val);
 	if (err) {
@@ -140,11 +136,11 @@ int bq_qdisc_change_req(struct bq_qdisc_req *r)
 		struct bq_instance inst;
 
 		if (bq_find_instance(r->ifindex, r->parent, r->handle, &k, &inst))
-			return no_instance(r);
+			return bq_no_instance(r->dev, r->parent, r->handle);
 	}
 	lock = lock_kind(k);
 	if (lock < 0)
-		return BQ_EXIT_USAGE;
+		return lock;
 	r->kind = k;
 	err = change_locked(r);
 	close(lock);
@@ -158,9 +154,9 @@ static int attach_egress(const struct bq_qdisc_req *r)
 	int err = bq_attach_egress(r->kind, r->ifindex);
 
 	if (err)
-		bq_err("%s is on %s, but its egress program is not: %s", r->kind->kind, r->dev,
-		       strerror(-err));
-	return err ? BQ_EXIT_FAIL : 0;
+		return bq_error(err, "%s is on %s, but its egress program is not: %s", r->kind->kind,
+				r->dev, strerror(-err));
+	return 0;
 }
 
 /* Slots of k held in user namespaces, by owner's, and in the netns of cookie. */
@@ -229,12 +225,10 @@ int bq_qdisc_create(struct bq_qdisc_req *r, bool replace)
 	int err;
 
 	/* A kind without the framework has no defaults: say what it lacks. */
-	if (r->kind->plain && bq_kind_params(r->kind, &set))
-		return BQ_EXIT_FAIL;
-	if (bq_read_defaults(r->kind, &defaults)) {
-		bq_err("cannot read the defaults of %s: %s", r->kind->kind, strerror(errno));
-		return BQ_EXIT_FAIL;
-	}
+	if (r->kind->plain)
+		return bq_kind_params(r->kind, &set);
+	if (bq_read_defaults(r->kind, &defaults))
+		return bq_error(-errno, "cannot read the defaults of %s: %s", r->kind->kind, strerror(errno));
 	err = build_params(r, &defaults, &set);
 	if (err)
 		return err;
@@ -253,12 +247,15 @@ int bq_qdisc_create(struct bq_qdisc_req *r, bool replace)
 			      sizeof(opts), msg, sizeof(msg));
 	if (err && !msg[0] && !why_refused(r->kind, err, msg, sizeof(msg)))
 		snprintf(msg, sizeof(msg), "%s", strerror(-err));
-	if (err) {
+	/* The kernel's EINVAL, EEXIST and ENOENT: the request was wrong. */
+	if (err == -EINVAL || err == -EEXIST || err == -ENOENT)
+		bq_invalid("cannot %s %s on %s: %s", replace ? "replace with" : "add", r->kind->kind,
+			   r->dev, msg);
+	else if (err)
 		bq_err("cannot %s %s on %s: %s", replace ? "replace with" : "add", r->kind->kind,
 		       r->dev, msg);
-		return err == -EINVAL || err == -EEXIST || err == -ENOENT ? BQ_EXIT_USAGE
-									  : BQ_EXIT_FAIL;
-	}
+	if (err)
+		return err;
 	err = attach_egress(r);
 	if (!err)
 		bq_class_warn_keys(r->kind, r->dev, NULL, &set.val);

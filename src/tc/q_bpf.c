@@ -270,6 +270,7 @@ static int parse_qopt(struct qdisc_util *qu, int argc, char **argv, struct nlmsg
 	struct bq_param_set set;
 	struct bq_options o;
 
+	bq_print_to_stderr("bpfqdisc");
 	bq_kinds_discover();
 	k = plugin_kind(qu);
 	if (!k)
@@ -306,6 +307,7 @@ static int print_qopt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 	struct bq_options o;
 	char buf[64];
 
+	bq_print_to_stderr("bpfqdisc");
 	bq_kinds_discover();
 	k = bq_kind_find(qu->id);
 
