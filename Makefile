@@ -291,26 +291,47 @@ clean:
 
 # tc's plugin (src/tc/q_bpf.c): one library with a link q_bpf_KIND.so per
 # kind, which tc finds in TC_LIB_DIR=bin/tc. It runs inside tc, which has a
-# libbpf of its own: built of the libbpf-free parts of src/ alone.
+# libbpf of its own: of the library it takes only parts that use none, and
+# a link that leaves a libbpf symbol undefined (tc's would serve it) fails.
+# Its archive is the library's but for tcplugin.o, which embeds the
+# template below.
 KINDS := $(shell grep ^BQ_QDISC src/lib/qdiscs.def | cut -d, -f1 | cut -c10-)
-TC_PLUGIN_SRCS := src/tc/q_bpf.c $(addprefix src/lib/,units.c meta.c elf.c qdiscs.c kinds.c objkind.c pindir.c json.c nl.c error.c)
 TC_PLUGIN_LINKS := $(patsubst %,$(BIN)/tc/q_bpf_%.so,$(KINDS))
+TC_LIB_A := $(OUTPUT)/tc/libbpfqdisc-tc.a
 all: $(TC_PLUGIN_LINKS)
-$(BIN)/tc/q_bpf.so: $(TC_PLUGIN_SRCS) src/lib/lib.h include/bpfqdisc.h src/lib/qdiscs.def $(OUTPUT)/skels.h | check-deps
+$(TC_LIB_A): $(filter-out %/tcplugin.o,$(LIB_OBJS))
+	$(call msg,AR,$@)
+	$(Q)mkdir -p $(@D) && rm -f $@ && $(AR) rcs $@ $^
+$(OUTPUT)/tc/q_bpf.o: src/tc/q_bpf.c $(wildcard src/lib/*.h) include/bpfqdisc.h src/lib/qdiscs.def | check-deps
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(LIB_CFLAGS) -c $< -o $@
+$(OUTPUT)/tc/q_bpf_template.o: src/tc/q_bpf.c $(wildcard src/lib/*.h) include/bpfqdisc.h | check-deps
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(LIB_CFLAGS) -DBQ_TC_TEMPLATE -c $< -o $@
+$(OUTPUT)/tc/qdiscs_none.o: src/lib/qdiscs.c src/lib/lib.h | check-deps
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(LIB_CFLAGS) -DBQ_QDISCS='"/dev/null"' -DBQ_SKELS='"/dev/null"' -c $< -o $@
+# Nor does it run anything: no exec, fork or spawn in it.
+TC_PLUGIN_BANNED := (bpf|btf|libbpf|ring_buffer|perf_buffer|user_ring_buffer)_|exec|fork|vfork|posix_spawn|system@|popen
+tc_plugin_link = $(CC) $(CFLAGS) -shared -Wl,--exclude-libs,ALL $(1) $(filter %.o %.a,$^) -lm -o $@.tmp && \
+	if nm -D -u $@.tmp | grep -E ' U ($(TC_PLUGIN_BANNED))'; then \
+		echo "$@ must not use these inside tc" >&2; rm -f $@.tmp; exit 1; fi && mv $@.tmp $@
+$(BIN)/tc/q_bpf.so: $(OUTPUT)/tc/q_bpf.o $(TC_LIB_A) | check-deps
 	$(call msg,LINK,$@)
 	$(Q)mkdir -p $(BIN)/tc
-	$(Q)$(CC) $(CFLAGS) -Isrc/lib -fPIC -shared -fvisibility=hidden $(TC_PLUGIN_SRCS) -lm -o $@
+	$(Q)$(call tc_plugin_link,)
 $(TC_PLUGIN_LINKS): $(BIN)/tc/q_bpf.so
 	$(Q)ln -sf q_bpf.so $@
 # The template of the plugins bpfqdisc load PATH writes for kinds from
 # files (src/lib/tcplugin.c, which embeds it): no built-in kind, one exported
 # placeholder, and a System V symbol hash (DT_HASH, which glibc's dlopen
 # takes alone), which is simple to rebuild for the new name.
-$(OUTPUT)/tc_template.so: $(TC_PLUGIN_SRCS) src/lib/lib.h include/bpfqdisc.h | $(OUTPUT) check-deps
+$(OUTPUT)/tc_template.so: $(OUTPUT)/tc/q_bpf_template.o $(OUTPUT)/tc/qdiscs_none.o $(TC_LIB_A) | $(OUTPUT) check-deps
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) -Isrc/lib -fPIC -shared -fvisibility=hidden -DBQ_TC_TEMPLATE \
-		-DBQ_QDISCS='"/dev/null"' -DBQ_SKELS='"/dev/null"' -Wl,--hash-style=sysv -s \
-		$(TC_PLUGIN_SRCS) -lm -o $@
+	$(Q)$(call tc_plugin_link,-Wl$(comma)--hash-style=sysv -s)
 # Where the plugins go unless TC_LIB_DIR says: where Debian's tc looks
 # (its LIBDIR/tc), whatever PREFIX bpfqdisc is installed under.
 $(OUTPUT)/lib/tcplugin.o $(OUTPUT)/fuzz/tcplugin.o: $(OUTPUT)/tc_template.so

@@ -86,7 +86,8 @@ fi
 
 # tc's plugin where Debian's tc looks (PREFIX=/usr): one library, a link
 # per kind of src/lib/qdiscs.def, each exporting its qdisc_util, and no libbpf
-# (tc has one of its own loaded).
+# (tc has one of its own loaded), and it runs no program: no exec*, fork or
+# spawn (it changes parameters through the library, not by running the CLI).
 TCDIR=$D$PREFIX/lib/$(cc -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)/tc
 why=
 [ "$(stat -c %a "$TCDIR/q_bpf.so" 2>/dev/null)" = 644 ] || why=" ${TCDIR#"$D"}/q_bpf.so missing or not 644;"
@@ -97,6 +98,9 @@ for k in $(grep ^BQ_QDISC "$TOP/src/lib/qdiscs.def" | cut -d, -f1 | cut -c10-); 
 done
 libbpf=$(nm -D --undefined-only "$TCDIR/q_bpf.so" 2>/dev/null | grep -E ' (bpf|btf|libbpf)_' | tr -s ' ' | cut -d' ' -f3)
 [ -z "$libbpf" ] || why="$why it uses libbpf: $(oneline "$libbpf");"
+runs=$(nm -D --undefined-only "$TCDIR/q_bpf.so" 2>/dev/null | grep -E ' U (exec|fork|vfork|posix_spawn|system@|popen)' |
+	tr -s ' ' | cut -d' ' -f3)
+[ -z "$runs" ] || why="$why it can run programs: $(oneline "$runs");"
 verdict install_tc_plugin "$why"
 
 # libbpfqdisc: the link names its soname, which exports the API alone

@@ -36,7 +36,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
-#include <bpf/bpf.h>
+#include <linux/bpf.h>
 #include "lib.h"
 
 #define CGROUP2_SUPER_MAGIC	0x63677270
@@ -415,10 +415,9 @@ static const char *kinds_with_classes(char *buf, size_t len)
 
 static __u32 value_size(int fd)
 {
-	struct bpf_map_info info = {};
-	__u32 len = sizeof(info);
+	struct bpf_map_info info;
 
-	return bpf_map_get_info_by_fd(fd, &info, &len) ? 0 : info.value_size;
+	return bq_bpf_map_info(fd, &info) ? 0 : info.value_size;
 }
 
 static bool fields_fit(const struct bq_class_field *f, size_t n, __u32 size)
@@ -487,10 +486,9 @@ int bq_class_find_qdisc(struct bq_class_req *r)
 
 static __u32 map_entries(int fd)
 {
-	struct bpf_map_info info = {};
-	__u32 len = sizeof(info);
+	struct bpf_map_info info;
 
-	return bpf_map_get_info_by_fd(fd, &info, &len) ? 0 : info.max_entries;
+	return bq_bpf_map_info(fd, &info) ? 0 : info.max_entries;
 }
 
 static int replaced(const struct bq_class_req *r)
@@ -566,19 +564,19 @@ int bq_class_write(struct bq_class_req *r)
 	if (!bq_instance_current(r->kind, &r->inst))
 		err = -ESTALE;
 	else if (!strcmp(r->verb, "del"))
-		err = bpf_map_delete_elem(r->classes, &key);
+		err = bq_bpf_map_delete(r->classes, &key);
 	else
-		err = bpf_map_update_elem(r->classes, &key, c, add ? BPF_NOEXIST : BPF_EXIST);
+		err = bq_bpf_map_update(r->classes, &key, c, add ? BPF_NOEXIST : BPF_EXIST);
 	free(c);
 	if (!err && !bq_instance_current(r->kind, &r->inst)) {
 		if (add)
-			bpf_map_delete_elem(r->classes, &key);
+			bq_bpf_map_delete(r->classes, &key);
 		err = -ESTALE;
 	}
 	if (err)
 		return err == -ESTALE ? replaced(r) : write_error(r);
 	if (add && by_changed(r)) {
-		bpf_map_delete_elem(r->classes, &key);
+		bq_bpf_map_delete(r->classes, &key);
 		return bq_error(-ESTALE, "%s of %s on %s changed meanwhile: the class is not added",
 		       r->cl->desc.by_param, r->kind->kind, r->dev);
 	}
@@ -596,7 +594,7 @@ static bool next_class(int fd, const struct bq_instance *inst, struct bq_class_k
 {
 	struct bq_class_key next;
 
-	while (!bpf_map_get_next_key(fd, first ? NULL : key, &next)) {
+	while (!bq_bpf_map_next_key(fd, first ? NULL : key, &next)) {
 		*key = next;
 		first = false;
 		if (key->slot == inst->slot && key->gen == inst->created_ns)
@@ -620,7 +618,7 @@ static bool class_fields(const struct bq_class_req *r, __u64 id, __u64 *val)
 {
 	struct bq_class_key key = { .slot = r->inst.slot, .gen = r->inst.created_ns, .id = id };
 	void *c = calloc(1, r->class_size);
-	bool found = c && !bpf_map_lookup_elem(r->classes, &key, c);
+	bool found = c && !bq_bpf_map_lookup(r->classes, &key, c);
 
 	for (size_t i = 0; i < r->cl->nfields; i++)
 		val[i] = found ? field_get(&r->cl->fields[i], c) : r->def[i];
@@ -657,7 +655,7 @@ static struct bq_class_row *read_aggs(const struct bq_class_req *r, size_t *n, s
 	for (size_t i = 0; v && val && i < *n; i++) {
 		__u32 key = r->inst.slot * cl->per_slot + cl->aggs.first + i;
 
-		if (bpf_map_lookup_elem(r->aggs, &key, val))
+		if (bq_bpf_map_lookup(r->aggs, &key, val))
 			continue;
 		memcpy(&v[i].id, val + cl->aggs.id, sizeof(v[i].id));
 		for (size_t c = 0; c < cl->ncounters; c++)

@@ -12,7 +12,10 @@
 #include "bpfqdisc.h"
 #include "libbpfqdisc.h"
 
-#define BQ_PIN_ROOT "/sys/fs/bpf/bpfqdisc"
+#define BQ_PIN_ROOT_DEFAULT "/sys/fs/bpf/bpfqdisc"
+/* Where the pins are: BQ_PIN_ROOT_DEFAULT, unless a front end saw them elsewhere. */
+extern const char *bq_pin_root;
+#define BQ_PIN_ROOT bq_pin_root
 
 /* Exit codes, as the CLIs use them. */
 enum { BQ_EXIT_OK = 0, BQ_EXIT_FAIL = 1, BQ_EXIT_USAGE = 2 };
@@ -77,7 +80,6 @@ struct bq_object_hdr *bq_object_read(const char *path, size_t *sz);
 #define BQ_TC_PLACEHOLDER	"bpf_XXXXXXXXXXX"	/* BQ_KIND_LEN - 1 characters */
 #define BQ_TC_KIND_SECTION	".bq_tc_kind"		/* its id: char[BQ_KIND_LEN] */
 struct bq_tc_trailer {
-	char cli[256];		/* the bpfqdisc that wrote it, for tc qdisc change */
 	__u64 size;		/* of the bq_object value before it */
 	char magic[8];
 };
@@ -289,7 +291,21 @@ int bq_nl_qdisc_list(int ifindex, struct bq_qdisc_info **out, size_t *n);
 /* The kind of the qdisc of ifindex at handle (if not 0) or parent, "" if none. */
 void bq_nl_qdisc_kind(int ifindex, __u32 parent, __u32 handle, char *kind, size_t len);
 
-/* --- qdiscs (qdisc.c) --- */
+/* --- a loaded kind's pins (instance.c), by bpf(2) itself (bpfsys.c) --- */
+/* BQ_PIN_ROOT/NAME/what (what NULL: the kind's directory). */
+void bq_pin_path(char *buf, size_t len, const struct bq_kind *k, const char *what);
+/* Slots claimed, filled in yet or not: what an unload must not miss. */
+int bq_owned_slots(const struct bq_kind *k, size_t *n);
+struct bpf_map_info;
+int bq_bpf_obj_get(const char *path, __u32 flags);
+int bq_bpf_map_info(int fd, struct bpf_map_info *info);
+int bq_bpf_map_lookup(int fd, const void *key, void *value);
+int bq_bpf_map_update(int fd, const void *key, const void *value, __u64 flags);
+int bq_bpf_map_delete(int fd, const void *key);
+int bq_bpf_map_next_key(int fd, const void *key, void *next);
+int bq_bpf_prog_run(int fd, void *ctx, __u32 ctx_size, __u32 *retval);
+
+/* --- qdiscs (qdisc.c: new ones; change.c: changes) --- */
 struct bq_qdisc_req {
 	const char *dev;
 	int ifindex;
@@ -306,6 +322,9 @@ int bq_require_loaded(const struct bq_kind *k);
 int bq_qdisc_create(struct bq_qdisc_req *r, bool replace);
 /* Changes the parameters of the live qdisc at r's place, under its kind's lock. */
 int bq_qdisc_change_req(struct bq_qdisc_req *r);
+/* set: k's table with base's values, then r's PARAM VALUE words over them. */
+int bq_build_params(const struct bq_qdisc_req *r, const struct bq_params *base,
+		    struct bq_param_set *set);
 /*
  * The live instance on ifindex in this netns at handle (if not 0) or parent,
  * of kind *kind, or of any loaded kind if *kind is NULL; *kind is set to it.

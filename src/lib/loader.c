@@ -15,22 +15,51 @@
 #include <unistd.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <stdarg.h>
+#include <sys/utsname.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "lib.h"
 #include "pindir.h"
 
+static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	/* Our own error line says what failed; LIBBPF_LOG=1 shows libbpf's. */
+	if (!getenv("LIBBPF_LOG"))
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+void bq_quiet_libbpf(void)
+{
+	libbpf_set_print(libbpf_quiet);
+}
+
+/* The qdisc kfuncs exist exactly when the kernel has CONFIG_NET_SCH_BPF. */
+int bq_check_kernel(void)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	struct utsname u;
+	int id;
+
+	uname(&u);
+	if (!btf)
+		return bq_error(-EIO, "cannot read this kernel's (%s) BTF at /sys/kernel/btf/vmlinux: BPF qdiscs need "
+		       "CONFIG_DEBUG_INFO_BTF", u.release);
+	id = btf__find_by_name_kind(btf, "bpf_qdisc_skb_drop", BTF_KIND_FUNC);
+	btf__free(btf);
+	if (id >= 0)
+		return 0;
+	return bq_error(-EOPNOTSUPP, "this kernel (%s) cannot run BPF qdiscs: it needs CONFIG_NET_SCH_BPF (Linux ≥ 6.16)",
+	       u.release);
+}
+
 /* Maps user space reads after load, besides the slot maps marked BQ_MAP_PIN. */
 static const char *const pinned_maps[] = { "bq_defaults", "bq_config" };
 
 /* How long load, unload and tidy wait for one another. */
 #define BQ_LOCK_WAIT_S	10
-
-static void pin_path(char *buf, size_t len, const struct bq_kind *k, const char *what)
-{
-	snprintf(buf, len, "%s/%s%s%s", BQ_PIN_ROOT, k->name, what ? "/" : "", what ? what : "");
-}
 
 /*
  * Load, unload and tidy change pins under one lock, a flock of the pin
@@ -68,23 +97,6 @@ static int lock_pins_or_say(void)
 	else if (fd < 0)
 		bq_err("cannot lock %s: %s", BQ_PIN_ROOT, strerror(-fd));
 	return fd;
-}
-
-bool bq_is_loaded(const struct bq_kind *k)
-{
-	char path[256];
-
-	pin_path(path, sizeof(path), k, "link");
-	return access(path, F_OK) == 0;
-}
-
-/* By bq_defaults, not bq_slots: without bq_slots the instances are unreadable, an error. */
-bool bq_has_state(const struct bq_kind *k)
-{
-	char path[256];
-
-	pin_path(path, sizeof(path), k, "bq_defaults");
-	return access(path, F_OK) == 0;
 }
 
 static struct bpf_object *open_kind(const struct bq_kind *k)
@@ -187,7 +199,7 @@ static void unpin_some(const struct bq_kind *k,
 	struct dirent *e;
 	DIR *d;
 
-	pin_path(dir, sizeof(dir), k, NULL);
+	bq_pin_path(dir, sizeof(dir), k, NULL);
 	d = opendir(dir);
 	while (d && (e = readdir(d))) {
 		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
@@ -210,7 +222,7 @@ static void unpin_all(const struct bq_kind *k)
 	char dir[256];
 
 	unpin_some(k, any_pin);
-	pin_path(dir, sizeof(dir), k, NULL);
+	bq_pin_path(dir, sizeof(dir), k, NULL);
 	rmdir(dir);
 }
 
@@ -233,7 +245,7 @@ static void unpin_load(const struct bq_kind *k)
 {
 	char path[256];
 
-	pin_path(path, sizeof(path), k, "link");
+	bq_pin_path(path, sizeof(path), k, "link");
 	unlink(path);
 	if (!live_instances(k))
 		unpin_all(k);
@@ -281,20 +293,6 @@ static bool stale_egress(const struct bq_kind *k, const char *name, const char *
 	return tcx_ifindex(path) == 0 || !kind_on_device(k, netns_cookie, ifindex);
 }
 
-int bq_try_lock_kind(const struct bq_kind *k)
-{
-	char path[256];
-	int fd;
-
-	pin_path(path, sizeof(path), k, NULL);
-	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB)) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
 /*
  * Under the kind's lock: qdisc add holds it from before it creates a qdisc
  * until its egress program is attached, and a qdisc made in between would
@@ -326,19 +324,6 @@ static bool is_default_qdisc(const struct bq_kind *k)
 	}
 	name[strcspn(name, "\n")] = '\0';
 	return !strcmp(name, k->kind);
-}
-
-/* Entry 0 of the kind's pinned ARRAY map. */
-static int read_first(const struct bq_kind *k, const char *map, void *val)
-{
-	int fd = bq_open_map(k, map), err;
-	__u32 zero = 0;
-
-	if (fd < 0)
-		return -errno;
-	err = bpf_map_lookup_elem(fd, &zero, val) ? -errno : 0;
-	close(fd);
-	return err;
 }
 
 /* Tells .init (bq_instance_create()) whether an unload is looking for live qdiscs. */
@@ -412,7 +397,7 @@ static int pin_progs(const struct bq_kind *k, struct bpf_object *obj)
 
 		if (t != BPF_PROG_TYPE_SCHED_CLS && t != BPF_PROG_TYPE_SYSCALL)
 			continue;
-		pin_path(path, sizeof(path), k, t == BPF_PROG_TYPE_SYSCALL ? "change" : "egress");
+		bq_pin_path(path, sizeof(path), k, t == BPF_PROG_TYPE_SYSCALL ? "change" : "egress");
 		unlink(path);
 		err = bpf_program__pin(p, path);
 		if (err)
@@ -448,13 +433,13 @@ int bq_attach_egress(const struct bq_kind *k, int ifindex)
 	char path[256], name[64];
 	int prog, link, err = 0;
 
-	pin_path(path, sizeof(path), k, "egress");
+	bq_pin_path(path, sizeof(path), k, "egress");
 	prog = bpf_obj_get(path);
 	if (prog < 0)
 		return errno == ENOENT ? 0 : -errno;
 	snprintf(name, sizeof(name), "egress_%llx_%d", (unsigned long long)bq_self_netns_cookie(),
 		 ifindex);
-	pin_path(path, sizeof(path), k, name);
+	bq_pin_path(path, sizeof(path), k, name);
 	/*
 	 * Attached already (an earlier add on this device): keep the link,
 	 * with this load's program in it. A new link would race the kernel,
@@ -499,7 +484,7 @@ static int pin_map(const struct bq_kind *k, struct bpf_map *m)
 
 	if (!m)
 		return -ENOENT;
-	pin_path(path, sizeof(path), k, bpf_map__name(m));
+	bq_pin_path(path, sizeof(path), k, bpf_map__name(m));
 	if (!access(path, F_OK))
 		return 0;	/* an earlier load's map, reused (reuse_map()) */
 	return bpf_map__pin(m, path);
@@ -515,7 +500,7 @@ static int pin_all(const struct bq_kind *k, struct bpf_object *obj, struct bpf_l
 		return err;
 	/* The link last: its pin is what says "loaded". */
 	bq_stop_at("link");	/* test_load_lock runs other commands here */
-	pin_path(path, sizeof(path), k, "link");
+	bq_pin_path(path, sizeof(path), k, "link");
 	return bpf_link__pin(link, path);
 }
 
@@ -529,7 +514,7 @@ static int reuse_map(const struct bq_kind *k, struct bpf_map *m)
 
 	if (!m)
 		return -ENOENT;
-	pin_path(path, sizeof(path), k, bpf_map__name(m));
+	bq_pin_path(path, sizeof(path), k, bpf_map__name(m));
 	fd = bpf_obj_get(path);
 	if (fd < 0)
 		return errno == ENOENT ? 0 : -errno;
@@ -582,7 +567,7 @@ static int pin_object(const struct bq_kind *k)
 
 	if (!h)
 		return -ENOMEM;
-	pin_path(path, sizeof(path), k, "bq_object");
+	bq_pin_path(path, sizeof(path), k, "bq_object");
 	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "bq_object", sizeof(zero), sz, 1, &mo);
 	err = fd < 0 || bpf_map_update_elem(fd, &zero, h, BPF_ANY) || bpf_map_freeze(fd) ||
 	      bpf_obj_pin(fd, path) ? -errno : 0;
@@ -617,7 +602,7 @@ static int load_plain(const struct bq_kind *k)
 		err = -errno;
 		goto out;
 	}
-	pin_path(path, sizeof(path), k, "link");
+	bq_pin_path(path, sizeof(path), k, "link");
 	err = bpf_link__pin(link, path);
 	if (err)
 		bq_error(err, "cannot pin %s under %s: %s", k->kind, BQ_PIN_ROOT, strerror(-err));
@@ -732,7 +717,7 @@ static int load_locked(const struct bq_kind *k, struct bq_load_opts *o)
 	if (o->netns_slots >= o->max_instances)
 		return bq_invalid("--netns-slots %u leaves none of the %u slots to the initial network namespace",
 		       o->netns_slots, o->max_instances);
-	pin_path(dir, sizeof(dir), k, NULL);
+	bq_pin_path(dir, sizeof(dir), k, NULL);
 	if (bq_pin_dir(dir, why, sizeof(why)))
 		return bq_error(-EPERM, "%s", why);
 	/* First: a load that dies after it leaves what bq_tidy() finds. */
@@ -785,188 +770,6 @@ int bq_load(const struct bq_kind *k, struct bq_load_opts *o)
 	return err;
 }
 
-int bq_open_map(const struct bq_kind *k, const char *map)
-{
-	char path[256];
-
-	pin_path(path, sizeof(path), k, map);
-	return bpf_obj_get(path);
-}
-
-int bq_read_defaults(const struct bq_kind *k, struct bq_params *val)
-{
-	return read_first(k, "bq_defaults", val);
-}
-
-int bq_read_config(const struct bq_kind *k, struct bq_config *c)
-{
-	return read_first(k, "bq_config", c);
-}
-
-__u32 bq_slot_count(const struct bq_kind *k)
-{
-	struct bpf_map_info info = {};
-	__u32 len = sizeof(info);
-	int fd = bq_open_map(k, "bq_slots");
-
-	if (fd < 0)
-		return 0;
-	if (bpf_map_get_info_by_fd(fd, &info, &len))
-		info.max_entries = 0;
-	close(fd);
-	return info.max_entries;
-}
-
-/*
- * The kind's bq_slots, open: a value is a struct bq_slot, then the kind's
- * own state, of a size only the map knows.
- */
-struct slots {
-	int fd;
-	__u32 value_size;
-	__u32 max_entries;
-	void *value;		/* one whole value */
-};
-
-static void slots_close(struct slots *s)
-{
-	free(s->value);
-	if (s->fd >= 0)
-		close(s->fd);
-}
-
-static int slots_open(const struct bq_kind *k, struct slots *s)
-{
-	struct bpf_map_info info = {};
-	__u32 len = sizeof(info);
-
-	s->value = NULL;
-	s->fd = bq_open_map(k, "bq_slots");
-	if (s->fd < 0 || bpf_map_get_info_by_fd(s->fd, &info, &len))
-		return -errno;
-	if (info.value_size < sizeof(struct bq_slot))
-		return -EINVAL;	/* not this framework's layout */
-	s->value_size = info.value_size;
-	s->max_entries = info.max_entries;
-	s->value = malloc(info.value_size);
-	return s->value ? 0 : -ENOMEM;
-}
-
-/* The framework's part of the value of slot. */
-static int slots_read(struct slots *s, __u32 slot, struct bq_slot *out)
-{
-	if (bpf_map_lookup_elem(s->fd, &slot, s->value))
-		return -errno;
-	memcpy(out, s->value, sizeof(*out));
-	return 0;
-}
-
-/* The framework's part of the value of slot, opening the map for it. */
-static int read_slot(const struct bq_kind *k, __u32 slot, struct bq_slot *out)
-{
-	struct slots s;
-	int err = slots_open(k, &s);
-
-	if (!err)
-		err = slots_read(&s, slot, out);
-	slots_close(&s);
-	if (err)
-		errno = -err;
-	return err;
-}
-
-int bq_read_params(const struct bq_kind *k, __u32 slot, struct bq_params *val)
-{
-	struct bq_slot cur;
-	int err = read_slot(k, slot, &cur);
-
-	if (!err)
-		*val = cur.params;
-	return err;
-}
-
-/* inst's parameters, unless its slot holds another instance now: -ESTALE. */
-int bq_write_params(const struct bq_kind *k, const struct bq_instance *inst,
-		    const struct bq_params *val)
-{
-	struct bq_change req = { .slot = inst->slot, .created_ns = inst->created_ns, .params = *val };
-	LIBBPF_OPTS(bpf_test_run_opts, run, .ctx_in = &req, .ctx_size_in = sizeof(req));
-	char path[256];
-	int prog, err;
-
-	pin_path(path, sizeof(path), k, "change");
-	prog = bpf_obj_get(path);
-	if (prog < 0)
-		return -errno;
-	err = bpf_prog_test_run_opts(prog, &run) ? -errno : (int)run.retval;
-	close(prog);
-	return err;
-}
-
-/*
- * Live instances: the slots of bq_slots that are owned, keyed by their
- * owner (the Qdisc pointer).
- */
-int bq_instances(const struct bq_kind *k, struct bq_instance_info **out, size_t *n)
-{
-	struct bq_instance_info *v = NULL, *grown;
-	struct bq_slot cur;
-	struct slots s;
-	size_t cap = 0;
-	__u32 slot;
-	int err = slots_open(k, &s);
-
-	*n = 0;
-	for (slot = 0; !err && !slots_read(&s, slot, &cur); slot++) {
-		/*
-		 * A slot is claimed before its instance is filled in and
-		 * released after it is cleared: skip one caught in between.
-		 */
-		if (!cur.owner || !cur.inst.created_ns)
-			continue;
-		if (*n == cap) {
-			cap = cap ? cap * 2 : 16;
-			grown = realloc(v, cap * sizeof(*v));
-			if (!grown) {
-				err = -ENOMEM;
-				break;
-			}
-			v = grown;
-		}
-		v[*n].key = cur.owner;
-		v[(*n)++].inst = cur.inst;
-	}
-	slots_close(&s);
-	*out = v;
-	return err;
-}
-
-/* Slots claimed, filled in yet or not: what an unload must not miss. */
-static int owned_slots(const struct bq_kind *k, size_t *n)
-{
-	struct bq_slot cur;
-	struct slots s;
-	int err = slots_open(k, &s);
-
-	*n = 0;
-	for (__u32 slot = 0; !err && !slots_read(&s, slot, &cur); slot++)
-		*n += cur.owner != 0;
-	slots_close(&s);
-	return err;
-}
-
-/*
- * A slot is reused as soon as its qdisc is gone: an instance read earlier
- * is still the slot's only if its generation, the time it was created
- * (distinct for every qdisc a slot ever held), is still there.
- */
-bool bq_instance_current(const struct bq_kind *k, const struct bq_instance *inst)
-{
-	struct bq_slot now;
-
-	return !read_slot(k, inst->slot, &now) && now.inst.created_ns == inst->created_ns;
-}
-
 /*
  * A kind without the framework keeps no table of its qdiscs: those tc
  * shows in this network namespace are what an unload can see.
@@ -1017,7 +820,7 @@ static int unload_locked(const struct bq_kind *k, bool force)
 	/* BPF's side of the barrier pair is the claim's compare-and-swap. */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (!err)
-		err = owned_slots(k, &n);
+		err = bq_owned_slots(k, &n);
 	if (!err && (n || is_default_qdisc(k)) && force) {
 		/*
 		 * Unregister only: the maps and egress attachments stay pinned,
@@ -1026,7 +829,7 @@ static int unload_locked(const struct bq_kind *k, bool force)
 		 * maps with them. bq_tidy() unpins them once they are gone.
 		 * The kernel goes on creating the default kind: not closing.
 		 */
-		pin_path(path, sizeof(path), k, "link");
+		bq_pin_path(path, sizeof(path), k, "link");
 		err = set_closing(k, false) ?: unlink(path) ? -errno : 0;
 		return err ? bq_error(err, "cannot unregister %s: %s", k->kind, strerror(-err)) : 0;
 	}

@@ -13,38 +13,20 @@
 #include <string.h>
 #include <unistd.h>
 #include <linux/bpf.h>
-#include <sys/syscall.h>
 #include "lib.h"
-
-static int sys_bpf(int cmd, union bpf_attr *attr)
-{
-	return syscall(__NR_bpf, cmd, attr, sizeof(*attr));
-}
 
 struct bq_object_hdr *bq_object_read(const char *path, size_t *sz)
 {
-	struct bpf_map_info info = {};
-	union bpf_attr attr = {};
 	struct bq_object_hdr *h = NULL;
+	struct bpf_map_info info;
 	__u32 zero = 0;
-	int fd;
+	int fd = bq_bpf_obj_get(path, BPF_F_RDONLY);
 
-	attr.pathname = (__u64)(unsigned long)path;
-	attr.file_flags = BPF_F_RDONLY;
-	fd = sys_bpf(BPF_OBJ_GET, &attr);
 	if (fd < 0)
 		return NULL;
-	memset(&attr, 0, sizeof(attr));
-	attr.info.bpf_fd = fd;
-	attr.info.info_len = sizeof(info);
-	attr.info.info = (__u64)(unsigned long)&info;
-	if (!sys_bpf(BPF_OBJ_GET_INFO_BY_FD, &attr) && info.type == BPF_MAP_TYPE_ARRAY &&
+	if (!bq_bpf_map_info(fd, &info) && info.type == BPF_MAP_TYPE_ARRAY &&
 	    info.value_size > sizeof(*h) && (h = malloc(info.value_size))) {
-		memset(&attr, 0, sizeof(attr));
-		attr.map_fd = fd;
-		attr.key = (__u64)(unsigned long)&zero;
-		attr.value = (__u64)(unsigned long)h;
-		if (sys_bpf(BPF_MAP_LOOKUP_ELEM, &attr)) {
+		if (bq_bpf_map_lookup(fd, &zero, h)) {
 			free(h);
 			h = NULL;
 		}

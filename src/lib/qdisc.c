@@ -1,151 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Qdiscs of the kinds: add, replace and change, with parameters.
- *
- * A new qdisc's parameters travel in the request that creates it, as its
- * TCA_OPTIONS (struct bq_options), which .init checks and applies before
- * the qdisc sees a packet. BPF qdiscs have no .change: a change rewrites
- * the instance's parameters in bq_slots, which the qdisc reads for every
- * packet, and so does a replace onto a qdisc of the same kind, which the
- * kernel would route to .change. Changers of one kind hold a lock on its
- * pin directory, so a second one is refused rather than interleaved.
+ * New qdiscs of the kinds, with parameters: a new qdisc's parameters
+ * travel in the request that creates it, as its TCA_OPTIONS (struct
+ * bq_options), which .init checks and applies before the qdisc sees a
+ * packet. A replace onto a qdisc of the same kind is a change (change.c).
  */
 #include <errno.h>
 #include <net/if.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-#include <bpf/bpf.h>
 #include "lib.h"
-
-
-int bq_require_loaded(const struct bq_kind *k)
-{
-	if (bq_is_loaded(k))
-		return 0;
-	return bq_invalid("%s is not loaded (bpfqdisc load %s)", k->kind, k->name);
-}
-
-/* Exclusive right to write parameters of kind k: an fd, or -errno when someone has it. */
-static int lock_kind(const struct bq_kind *k)
-{
-	int fd = bq_try_lock_kind(k);
-
-	if (fd < 0 && errno == EWOULDBLOCK)
-		return bq_invalid("another bpfqdisc is changing %s qdiscs; try again", k->kind);
-	if (fd < 0)
-		return bq_invalid("cannot open %s/%s to lock it: %s", BQ_PIN_ROOT, k->name,
-				  strerror(errno));
-	return fd;
-}
-
-/* Parameters: base values, then "name value" pairs from the request. */
-static int build_params(const struct bq_qdisc_req *r, const struct bq_params *base,
-			struct bq_param_set *set)
-{
-	int err = bq_kind_params(r->kind, set);
-
-	if (err)
-		return err;
-	set->val = *base;
-	return bq_params_apply(set, r->nparams, r->params);
-}
-
-int bq_find_instance(int ifindex, __u32 parent, __u32 handle, const struct bq_kind **kind,
-		     struct bq_instance *inst)
-{
-	__u64 netns = bq_self_netns_cookie();
-
-	for (size_t i = 0; i < bq_nkinds; i++) {
-		const struct bq_kind *k = &bq_kinds[i];
-		struct bq_instance_info *v;
-		size_t n;
-		bool found = false;
-
-		if ((*kind && *kind != k) || !bq_has_state(k) || bq_instances(k, &v, &n))
-			continue;
-		for (size_t j = 0; j < n && !found; j++) {
-			const struct bq_instance *q = &v[j].inst;
-
-			found = q->where.netns_cookie == netns && (int)q->where.ifindex == ifindex &&
-				(handle ? q->handle == handle : q->where.parent == parent);
-			if (found)
-				*inst = *q;
-		}
-		free(v);
-		if (found) {
-			*kind = k;
-			return 0;
-		}
-	}
-	return -ENOENT;
-}
-
-int bq_no_instance(const char *dev, __u32 parent, __u32 handle)
-{
-	bq_invalid("no BPF qdisc of bpfqdisc at %s %s", dev, handle ? "with that handle" :
-		   parent == TC_H_ROOT ? "root" : "with that parent");
-	return -ENOENT;
-}
-
-/*
- * Under the kind's lock from the read to the write, so that two changes
- * merge rather than one losing the other's. tc may replace the qdisc
- * meanwhile, and its slot go to the new one: the write is for the instance
- * read (its generation), which BPF checks as it writes.
- */
-static int change_locked(struct bq_qdisc_req *r)
-{
-	struct bq_instance inst;
-	struct bq_params cur;
-	struct bq_param_set set;
-	int err;
-
-	if (bq_find_instance(r->ifindex, r->parent, r->handle, &r->kind, &inst))
-		return bq_no_instance(r->dev, r->parent, r->handle);
-	if (bq_read_params(r->kind, inst.slot, &cur))
-		return bq_error(-errno, "cannot read the parameters of %s on %s: %s", r->kind->kind, r->dev, strerror(errno));
-	err = build_params(r, &cur, &set) ?:
-	      bq_class_rekey_refused(r->kind, &inst, r->dev, &cur, &set.val);
-	if (err)
-		return err;
-	bq_stop_at("write");	/* test_slot_reuse replaces the qdisc here */
-	err = bq_write_params(r->kind, &inst, &set.val);
-	if (err == -ESTALE)
-		return bq_error(-ESTALE, "%s on %s was replaced meanwhile: run the change again", r->kind->kind, r->dev);
-	if (err)
-		return bq_error(err, "cannot change %s on %s: %s", r->kind->kind, r->dev, strerror(-err));
-	/* class add takes no lock: one added meanwhile undoes the change. */
-	err = bq_class_rekey_refused(r->kind, &inst, r->dev, &cur, &set.val);
-	if (err) {
-		bq_write_params(r->kind, &inst, &cur);
-		return err;
-	}
-	bq_class_warn_keys(r->kind, r->dev, &cur, &set.val);
-	return 0;
-}
-
-int bq_qdisc_change_req(struct bq_qdisc_req *r)
-{
-	const struct bq_kind *k = r->kind;
-	int lock, err;
-
-	/* The lock is the kind's: find it first when the request names none. */
-	if (!k) {
-		struct bq_instance inst;
-
-		if (bq_find_instance(r->ifindex, r->parent, r->handle, &k, &inst))
-			return bq_no_instance(r->dev, r->parent, r->handle);
-	}
-	lock = lock_kind(k);
-	if (lock < 0)
-		return lock;
-	r->kind = k;
-	err = change_locked(r);
-	close(lock);
-	return err;
-}
 
 /* The kind's egress program, if any, on the device: it sees the packets of
  * the root qdisc and, under mq, of every child. */
@@ -229,7 +94,7 @@ int bq_qdisc_create(struct bq_qdisc_req *r, bool replace)
 		return bq_kind_params(r->kind, &set);
 	if (bq_read_defaults(r->kind, &defaults))
 		return bq_error(-errno, "cannot read the defaults of %s: %s", r->kind->kind, strerror(errno));
-	err = build_params(r, &defaults, &set);
+	err = bq_build_params(r, &defaults, &set);
 	if (err)
 		return err;
 	bq_nl_qdisc_kind(r->ifindex, r->parent, r->handle, now, sizeof(now));

@@ -6,7 +6,6 @@
 #include <limits.h>
 #include <sched.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,12 +16,9 @@
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
-#include <sys/utsname.h>
 #include <linux/capability.h>
 #include <linux/magic.h>
 #include <linux/nsfs.h>
-#include <bpf/btf.h>
-#include <bpf/libbpf.h>
 #include "lib.h"
 #include "pindir.h"
 
@@ -35,19 +31,6 @@
 #ifndef SO_NETNS_COOKIE
 #define SO_NETNS_COOKIE 71
 #endif
-
-static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	/* Our own error line says what failed; LIBBPF_LOG=1 shows libbpf's. */
-	if (!getenv("LIBBPF_LOG"))
-		return 0;
-	return vfprintf(stderr, fmt, ap);
-}
-
-void bq_quiet_libbpf(void)
-{
-	libbpf_set_print(libbpf_quiet);
-}
 
 void bq_stop_at(const char *where)
 {
@@ -82,25 +65,6 @@ int bq_check_caps(enum bq_need need)
 			return bq_error(-EPERM, "missing capability %s: run as root", caps[i].name);
 	}
 	return 0;
-}
-
-/* The qdisc kfuncs exist exactly when the kernel has CONFIG_NET_SCH_BPF. */
-int bq_check_kernel(void)
-{
-	struct btf *btf = btf__load_vmlinux_btf();
-	struct utsname u;
-	int id;
-
-	uname(&u);
-	if (!btf)
-		return bq_error(-EIO, "cannot read this kernel's (%s) BTF at /sys/kernel/btf/vmlinux: BPF qdiscs need "
-		       "CONFIG_DEBUG_INFO_BTF", u.release);
-	id = btf__find_by_name_kind(btf, "bpf_qdisc_skb_drop", BTF_KIND_FUNC);
-	btf__free(btf);
-	if (id >= 0)
-		return 0;
-	return bq_error(-EOPNOTSUPP, "this kernel (%s) cannot run BPF qdiscs: it needs CONFIG_NET_SCH_BPF (Linux ≥ 6.16)",
-	       u.release);
 }
 
 static bool is_bpffs(const char *path)

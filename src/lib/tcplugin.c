@@ -88,12 +88,8 @@ static int write_plugin(FILE *f, const struct bq_kind *k)
 	struct bq_tc_trailer t = { .size = vsz };
 	unsigned char *elf = malloc(sz);
 	int err = -1;
-	ssize_t n;
 
 	memcpy(t.magic, BQ_TC_MAGIC, sizeof(t.magic));
-	n = readlink("/proc/self/exe", t.cli, sizeof(t.cli));
-	if (n < 0 || n >= (ssize_t)sizeof(t.cli))
-		memset(t.cli, 0, sizeof(t.cli));	/* tc's change runs bpfqdisc from PATH */
 	if (!v || !elf) {
 		bq_err("cannot write the tc plugin of %s: %s", k->kind, strerror(ENOMEM));
 	} else if (memcpy(elf, bq_tc_template, sz), name_plugin(elf, sz, k->kind)) {
