@@ -9,7 +9,7 @@
 #   make stress     the long runs: long leak and churn tests on each kernel
 #                   of STRESS_KERNELS too, fuzzers 10 minutes each beside
 #   make bench      benchmarks in the VM -> docs/benchmarks.md (BENCH=quick|full)
-#   make install    PREFIX=/usr/local DESTDIR= (see the install section)
+#   make install    PREFIX=/usr/local DESTDIR= (docs/install.md)
 #   make deb        bpfqdisc_VERSION_amd64.deb and bpfqdisc-dev_... in .output/
 #   make V=1        show the commands
 #   make -j1        one job at a time (the default is one per CPU)
@@ -87,6 +87,8 @@ all: $(BIN)/bpfqdisc $(BIN)/bpfqdisc_test $(UNIT_TESTS) $(TEST_PROGS) $(TEST_BPF
 # make deps fetches as well (tools/setup --kernel VER).
 STRESS_KERNELS ?= 7.2.13+deb14
 
+# sudo make deps KERNEL=VER: make puts its command line's variables in the
+# environment of tools/setup, where sudo would drop KERNEL=VER make deps's.
 deps:
 	tools/setup $(addprefix --kernel ,$(STRESS_KERNELS))
 
@@ -100,9 +102,11 @@ check-deps:
 $(OUTPUT) $(BIN):
 	$(Q)mkdir -p $@
 
-$(OUTPUT)/vmlinux.h: $(VMLINUX_BTF) | $(OUTPUT) check-deps
+# A missing BTF is check-deps' to report (run 'make deps'), not make's (no
+# rule to make it): a prerequisite only once it exists.
+$(OUTPUT)/vmlinux.h: $(wildcard $(VMLINUX_BTF)) | $(OUTPUT) check-deps
 	$(call msg,GEN,$@)
-	$(Q)$(BPFTOOL) btf dump file $< format c > $@
+	$(Q)$(BPFTOOL) btf dump file $(VMLINUX_BTF) format c > $@
 
 $(OUTPUT)/%.bpf.o: bpf/%.bpf.c $(wildcard include/bq/*.bpf.h) include/bpfqdisc.h $(OUTPUT)/vmlinux.h | $(OUTPUT)
 	$(call msg,BPF,$@)
@@ -332,11 +336,15 @@ $(TC_PLUGIN_LINKS): $(BIN)/tc/q_bpf.so
 $(OUTPUT)/tc_template.so: $(OUTPUT)/tc/q_bpf_template.o $(OUTPUT)/tc/qdiscs_none.o $(TC_LIB_A) | $(OUTPUT) check-deps
 	$(call msg,LINK,$@)
 	$(Q)$(call tc_plugin_link,-Wl$(comma)--hash-style=sysv -s)
-# Where the plugins go unless TC_LIB_DIR says: where Debian's tc looks
-# (its LIBDIR/tc), whatever PREFIX bpfqdisc is installed under.
+# Where Debian's tc looks for plugins (its LIBDIR/tc, and no other
+# directory), whatever PREFIX bpfqdisc is installed under: make install
+# puts the plugin there, and load PATH writes its plugins there unless
+# TC_LIB_DIR says otherwise.
+MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null)
+TC_DEBIAN_LIBDIR := /usr/lib/$(or $(MULTIARCH),x86_64-linux-gnu)/tc
 $(OUTPUT)/lib/tcplugin.o $(OUTPUT)/fuzz/tcplugin.o: $(OUTPUT)/tc_template.so
 $(OUTPUT)/lib/tcplugin.o $(OUTPUT)/fuzz/tcplugin.o: CFLAGS += -DBQ_TC_TEMPLATE_SO='"$(OUTPUT)/tc_template.so"' \
-	-DBQ_TC_LIBDIR='"/usr/lib/$(or $(MULTIARCH),x86_64-linux-gnu)/tc"'
+	-DBQ_TC_LIBDIR='"$(TC_DEBIAN_LIBDIR)"'
 
 # make install [PREFIX=/usr/local] [DESTDIR=]: the CLI, the BPF objects of
 # bpf/ (the CLI embeds them; these are for bpftool users), the man page, bash
@@ -387,18 +395,20 @@ $(BIN)/hbm: $(HBM_SRCS) $(LIB_A) src/hbm/hbm_tool.h include/hbm.h $(OUTPUT)/hbm_
 # Harnesses that compile a CLI's source in (its parsers are static).
 $(BIN)/fuzz_hbm: $(HBM_SRCS) src/hbm/hbm_tool.h include/hbm.h $(OUTPUT)/hbm_cg.skel.h $(OUTPUT)/hbm_cg_edt.skel.h
 $(BIN)/fuzz_class: src/cli/class.c
-# make install puts hbm beside bpfqdisc (its BPF objects are in BPF_OBJS).
-INSTALLED += $(SBINDIR)/hbm
+# make install puts hbm beside bpfqdisc (its BPF objects are in BPF_OBJS),
+# with its man page.
+INSTALLED += $(SBINDIR)/hbm $(MAN8DIR)/hbm.8
 install: install-hbm
 .PHONY: install-hbm
 install-hbm: $(BIN)/hbm
 	$(call msg,INSTALL,$(DESTDIR)$(SBINDIR)/hbm)
-	$(Q)$(INSTALL) -d $(DESTDIR)$(SBINDIR)
+	$(Q)$(INSTALL) -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(MAN8DIR)
 	$(Q)$(INSTALL) -m 0755 $(BIN)/hbm $(DESTDIR)$(SBINDIR)/hbm
-# tc's plugin where Debian's tc looks for it (/usr/lib/x86_64-linux-gnu/tc
-# with PREFIX=/usr; under another prefix tc needs TC_LIB_DIR), a link per kind.
-MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null)
-TCLIBDIR ?= $(PREFIX)/lib/$(or $(MULTIARCH),x86_64-linux-gnu)/tc
+	$(Q)$(INSTALL) -m 0644 docs/hbm.8 $(DESTDIR)$(MAN8DIR)/hbm.8
+# tc's plugin, a link per kind, where Debian's tc looks for it whatever
+# PREFIX (so that tc finds bpf_fq after the default install; TCLIBDIR=
+# overrides it, for another tc's LIBDIR/tc).
+TCLIBDIR ?= $(TC_DEBIAN_LIBDIR)
 INSTALLED += $(TCLIBDIR)/q_bpf.so $(patsubst $(BIN)/tc/%,$(TCLIBDIR)/%,$(TC_PLUGIN_LINKS))
 install: install-tc
 .PHONY: install-tc
@@ -487,7 +497,7 @@ deb: $(BIN)/bpfqdisc $(BIN)/hbm $(BPF_OBJS) $(OUTPUT)/vmlinux.h $(LIB_SO) $(LIB_
 OOT := $(abspath $(OUTPUT))/oot
 all: $(OOT)/myq.bpf.o $(OOT)/markq.bpf.o
 $(OOT)/myq.bpf.o: $(BIN)/bpfqdisc $(BIN)/hbm $(BIN)/tc/q_bpf.so $(BPF_OBJS) $(OUTPUT)/vmlinux.h $(FW_HEADERS) \
-		tools/bpfqdisc.pc.in
+		$(LIB_SO) $(LIB_A) tools/bpfqdisc.pc.in tools/libbpfqdisc.pc.in
 	$(call msg,OOT,$@)
 	$(Q)rm -rf $(OOT) && mkdir -p $(OOT)/work
 	$(Q)MAKEFLAGS= $(MAKE) -j1 -s --no-print-directory install DESTDIR=$(OOT)/dest PREFIX=/usr >/dev/null
@@ -518,3 +528,29 @@ $(OOT)/markq.bpf.o: selftests/oot/markq.bpf.c $(OOT)/myq.bpf.o
 	$(Q)cp $< $(OOT)/work/ && cd $(OOT)/work && \
 		export PKG_CONFIG_PATH=$(OOT)/dest/usr/lib/pkgconfig && \
 		$(CLANG) -target bpf -O2 -g $$(pkg-config --cflags bpfqdisc) -c markq.bpf.c -o ../markq.bpf.o
+
+# The framework's promise, that a minor version never breaks a qdisc's
+# source (docs/writing-a-qdisc.md, "What is stable"): a frozen copy of the
+# sources of each released minor, selftests/oot/fwMAJOR.MINOR/, built here
+# with today's installed headers as myq is, and loaded by
+# test_load_frozen. Each minor has what bpfqdisc new wrote then; its
+# qdisc with classes is fw2.0's markq (2.1's and 2.2's were the same).
+# Never edit them: add the next minor's beside them.
+OOT_FROZEN := $(patsubst selftests/oot/%.bpf.c,$(OOT)/%.bpf.o,$(wildcard selftests/oot/fw*/*.bpf.c))
+all: $(OOT_FROZEN)
+$(OOT_FROZEN): $(OOT)/%.bpf.o: selftests/oot/%.bpf.c $(OOT)/myq.bpf.o
+	$(call msg,OOT,$@)
+	$(Q)mkdir -p $(dir $@) $(dir $(OOT)/work/$*) && cp $< $(OOT)/work/$*.bpf.c && \
+		cd $(dir $(OOT)/work/$*) && export PKG_CONFIG_PATH=$(OOT)/dest/usr/lib/pkgconfig && \
+		$(CLANG) -target bpf -O2 -g $$(pkg-config --cflags bpfqdisc) -c $(notdir $*).bpf.c -o $@
+
+# README's sudo make install, staged with its PREFIX (the default) for
+# test_readme, which copies it onto the test VM's /. After the OOT
+# install: two make installs at once would write the same generated files.
+README_STAGE := $(abspath $(OUTPUT))/readme
+all: $(README_STAGE)/root
+$(README_STAGE)/root: $(BIN)/bpfqdisc $(BIN)/hbm $(BIN)/tc/q_bpf.so $(BPF_OBJS) $(OUTPUT)/vmlinux.h \
+		$(LIB_SO) $(LIB_A) $(FW_HEADERS) tools/bpfqdisc.pc.in tools/libbpfqdisc.pc.in tools/bpfqdisc@.service \
+		$(OOT)/myq.bpf.o
+	$(call msg,STAGE,$@)
+	$(Q)rm -rf $@ && MAKEFLAGS= $(MAKE) -j1 -s --no-print-directory install DESTDIR=$@ >/dev/null

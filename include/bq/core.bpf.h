@@ -830,13 +830,31 @@ static __always_inline int bq_change_params(struct bq_change *req)
  *	BQ_QDISC_OPS(hbm, hbm_setup, hbm_purge, hbm_release)
  *   int setup(sch, inst, q) q is all zero: make it an empty state, at init
  *			   and after every reset. Non-zero refuses the qdisc
- *			   at init (as tc's error).
+ *			   at init (as tc's error). setup(inst, q), as
+ *			   framework 2.0 to 2.2 had it, is taken too.
  *   void purge(sch, inst, q) free every packet (bq_purged()) and entry the
  *			   state holds; at reset and at destroy.
  *   void release(inst, q)   destroy only, after purge: what a reset keeps
  *			   (per-instance configuration).
  */
 #define BQ_NO_RELEASE(inst, q)
+
+/*
+ * setup(sch, inst, q), or setup(inst, q) as a qdisc written for framework
+ * 2.0 to 2.2 has it: a minor version never breaks a qdisc's source. Each
+ * call names the hook itself where its form is that call's, so a hook of
+ * neither form still gets the compiler's message about its arguments.
+ */
+#define BQ_SETUP_TAKES_NO_SCH(setup, q)					\
+	__builtin_types_compatible_p(typeof(&(setup)),			\
+				     int (*)(struct bq_instance *, typeof(q)))
+#define BQ_CALL_SETUP(setup, sch, inst, q)				\
+	__builtin_choose_expr(BQ_SETUP_TAKES_NO_SCH(setup, q),		\
+		__builtin_choose_expr(BQ_SETUP_TAKES_NO_SCH(setup, q), &(setup), \
+			(int (*)(struct bq_instance *, typeof(q)))0)(inst, q), \
+		__builtin_choose_expr(BQ_SETUP_TAKES_NO_SCH(setup, q),	\
+			(int (*)(struct Qdisc *, struct bq_instance *, typeof(q)))0, \
+			&(setup))(sch, inst, q))
 
 /*
  * A kind that would send a packet arriving at an empty queue at once, and
@@ -926,7 +944,7 @@ static __always_inline void bq_bypass_init(struct Qdisc *sch)
 			err = -ENOMEM;					\
 		} else {						\
 			__builtin_memset(q, 0, sizeof(*q));		\
-			err = setup(sch, inst, q);			\
+			err = BQ_CALL_SETUP(setup, sch, inst, q);	\
 		}							\
 		if (err)						\
 			bq_instance_destroy(sch);			\
@@ -946,7 +964,7 @@ static __always_inline void bq_bypass_init(struct Qdisc *sch)
 			release(inst, q);					\
 		} else {						\
 			__builtin_memset(q, 0, sizeof(*q));		\
-			setup(sch, inst, q);				\
+			BQ_CALL_SETUP(setup, sch, inst, q);		\
 		}							\
 	}								\
 	static __always_inline void name##_state_reset(struct Qdisc *sch) \

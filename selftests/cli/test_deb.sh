@@ -67,6 +67,26 @@ else
 	fail deb_runs "packaged bpfqdisc --version: $("$T/x/usr/sbin/bpfqdisc" --version 2>&1)"
 fi
 
+# Every x86-64 ELF file of the packages stripped (Debian policy 10.1; the BPF
+# objects keep their BTF): no symbol table and no debug sections; the static
+# library, whose symbols a link needs, no debug sections. lintian says so
+# too, but this names the file, and fails on each build that ships one.
+dpkg-deb -x "$DEV" "$T/x"
+unstripped=$(find "$T/x" -type f | while read -r f; do
+	h=$(readelf -h "$f" 2>/dev/null) || continue
+	case $h in *"Machine:"*"X86-64"*) ;; *) continue ;; esac
+	case $h in *"Type:"*"REL "*) sections='debug_[a-z]*' ;; *) sections='symtab|debug_[a-z]*' ;; esac
+	! readelf -S -W "$f" | grep -Eq " \\.($sections) " || printf ' %s' "${f#"$T/x/"}"
+done)
+elves=$(find "$T/x" -type f -exec sh -c 'readelf -h "$1" 2>/dev/null | grep -q "X86-64"' sh {} \; -print | wc -l)
+if [ -n "$unstripped" ]; then
+	fail deb_stripped "unstripped:$unstripped"
+elif [ "$elves" -lt 3 ]; then
+	fail deb_stripped "found $elves x86-64 ELF files, expected bpfqdisc, hbm and q_bpf.so"
+else
+	pass deb_stripped
+fi
+
 # lintian's errors; warnings are allowed (docs/writing-a-qdisc.md lists them).
 out=$(lintian "$MAIN" "$DEV" 2>&1)
 rc=$?

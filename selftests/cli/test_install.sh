@@ -26,6 +26,7 @@ pass install
 SBIN=$D$PREFIX/sbin/bpfqdisc
 OBJDIR=$D$PREFIX/lib/bpfqdisc
 MAN=$D$PREFIX/share/man/man8/bpfqdisc.8
+HBMMAN=$D$PREFIX/share/man/man8/hbm.8
 COMP=$D$PREFIX/share/bash-completion/completions/bpfqdisc
 UNIT=$D$PREFIX/lib/systemd/system/bpfqdisc@.service
 LIBDIR=$D$PREFIX/lib/$(cc -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)
@@ -36,6 +37,8 @@ MAN3=$D$PREFIX/share/man/man3/libbpfqdisc.3
 expected_files() {
 	echo "$SBIN 755"
 	echo "$MAN 644"
+	echo "$HBMMAN 644"
+	echo "$D$PREFIX/sbin/hbm 755"
 	echo "$COMP 644"
 	echo "$UNIT 644"
 	echo "$LIBDIR/libbpfqdisc.so.0 644"
@@ -84,11 +87,29 @@ else
 	fail install_default_prefix "make -n install does not install into /usr/local/sbin"
 fi
 
+# tc's plugin where Debian's tc looks, /usr/lib/MULTIARCH/tc, whatever the
+# prefix (tc reads no other directory, and load PATH writes there too);
+# TCLIBDIR= overrides it, and DESTDIR stages it.
+MA=$(cc -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)
+out=$(mk -n install DESTDIR="$SCRATCH" 2>/dev/null)
+if printf '%s\n' "$out" | grep -q " $SCRATCH/usr/lib/$MA/tc/q_bpf.so\$" &&
+	! printf '%s\n' "$out" | grep -q "$SCRATCH/usr/local/lib/$MA/tc"; then
+	pass install_tc_default_prefix
+else
+	fail install_tc_default_prefix "make -n install (PREFIX=/usr/local) puts q_bpf.so in: $(oneline "$(printf '%s\n' "$out" | grep -o "[^ ]*/q_bpf.so\$")")"
+fi
+out=$(mk -n install DESTDIR="$SCRATCH" TCLIBDIR=/opt/tc 2>/dev/null)
+if printf '%s\n' "$out" | grep -q " $SCRATCH/opt/tc/q_bpf.so\$"; then
+	pass install_tc_libdir
+else
+	fail install_tc_libdir "make -n install TCLIBDIR=/opt/tc puts q_bpf.so in: $(oneline "$(printf '%s\n' "$out" | grep -o "[^ ]*/q_bpf.so\$")")"
+fi
+
 # tc's plugin where Debian's tc looks (PREFIX=/usr): one library, a link
 # per kind of src/lib/qdiscs.def, each exporting its qdisc_util, and no libbpf
 # (tc has one of its own loaded), and it runs no program: no exec*, fork or
 # spawn (it changes parameters through the library, not by running the CLI).
-TCDIR=$D$PREFIX/lib/$(cc -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)/tc
+TCDIR=$D/usr/lib/$MA/tc
 why=
 [ "$(stat -c %a "$TCDIR/q_bpf.so" 2>/dev/null)" = 644 ] || why=" ${TCDIR#"$D"}/q_bpf.so missing or not 644;"
 for k in $(grep ^BQ_QDISC "$TOP/src/lib/qdiscs.def" | cut -d, -f1 | cut -c10-); do
@@ -115,12 +136,12 @@ others=$(printf '%s\n' "$exported" | grep -v '^bq_')
 printf '%s\n' "$exported" | grep -qx bq_qdisc_change || why="$why no bq_qdisc_change;"
 verdict install_lib "$why"
 
-# Man page: rendered with warnings on, by whichever formatter is here.
+# Man pages: rendered with warnings on, by whichever formatter is here.
 if command -v groff >/dev/null; then
-	out=$(groff -man -Tutf8 -ww -z "$MAN" "$MAN3" 2>&1)
+	out=$(for m in "$MAN" "$HBMMAN" "$MAN3"; do groff -man -Tutf8 -ww -z "$m" 2>&1; done)
 	tool=groff
 elif command -v mandoc >/dev/null; then
-	out=$(mandoc -Tlint -W warning "$MAN" "$MAN3" 2>&1)
+	out=$(mandoc -Tlint -W warning "$MAN" "$HBMMAN" "$MAN3" 2>&1)
 	tool=mandoc
 else
 	tool=
@@ -153,6 +174,21 @@ elif [ -n "$why" ]; then
 	fail man_covers_cli "docs/bpfqdisc.8 lacks:$why"
 else
 	pass man_covers_cli
+fi
+
+# hbm's man page in step with hbm -h: each option of its usage lines.
+hbm_opts=$("$D$PREFIX/sbin/hbm" -h 2>&1 | sed -n '/^$/q; p' | grep -o -- '-[-a-z_]*[a-z]' | sort -u)
+man=$(sed 's/\\-/-/g' "$HBMMAN" 2>/dev/null)
+why=
+for o in $hbm_opts; do
+	printf '%s\n' "$man" | grep -Eq -- "(^| )$o( |\$)" || why="$why $o;"
+done
+if [ -z "$hbm_opts" ]; then
+	fail man_covers_hbm "found no options in hbm -h"
+elif [ -n "$why" ]; then
+	fail man_covers_hbm "docs/hbm.8 lacks:$why"
+else
+	pass man_covers_hbm
 fi
 
 # Unit: it must name the installed binary, with the template filled in.
