@@ -58,6 +58,8 @@ check_new new_builtin 2 "bad qdisc name 'fifo': a built-in kind has that name" f
 check_new new_param 2 "bad qdisc name 'quantum': a parameter has that name" quantum
 check_new new_bad_char 2 "bad qdisc name 'my-q': expected a lowercase letter" my-q
 check_new new_upper 2 "bad qdisc name 'Myq'" Myq
+# load's name rules (issue 38.10): hbm and digits are hbm's pin directories.
+check_new new_hbm_digits 2 "bad qdisc name 'hbm1'" hbm1
 check_new new_path 2 "bad qdisc name '../x'" ../x
 check_new new_long 2 "bad qdisc name 'abcdefghijkl': expected 1 to 11 characters" abcdefghijkl
 check_new new_empty 2 "bad qdisc name '': expected 1 to 11" ""

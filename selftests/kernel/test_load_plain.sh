@@ -37,6 +37,8 @@ expect ip -n a link add d0 type dummy
 expect_err 1 "$none" "$BQ" -n a qdisc add dev d0 root bpf_plainfifo
 
 expect_err 1 "bpf_plainfifo has 1 live qdisc\(s\) in this network namespace" "$BQ" -n a unload plainfifo
+# Issue 38.3: from another network namespace (the initial one) too.
+expect_err 1 "bpf_plainfifo has 1 live qdisc" "$BQ" unload plainfifo
 expect ip netns exec a tc qdisc del dev va root
 expect "$BQ" -n a unload plainfifo
 [ ! -e $PINS/plainfifo ] || fail "left pinned: $(ls $PINS/plainfifo)"
