@@ -32,6 +32,13 @@ if [ $? = 0 ] && [ -f "$W/myq.bpf.c" ] && grep -q 'BQ_QDISC_OPS(myq,' "$W/myq.bp
 else
 	fail new_writes "bpfqdisc new myq: $(oneline "$out")"
 fi
+# Its build line, printed and in the file, names the compiler make deps
+# installs: Debian's clang-19 provides no clang (issue 38.9).
+if printf '%s\n' "$out" | grep -q '^  clang-19 -target bpf ' && grep -q '[*]	clang-19 -target bpf ' "$W/myq.bpf.c"; then
+	pass new_clang19
+else
+	fail new_clang19 "bpfqdisc new myq said '$(oneline "$out")'; the file: $(oneline "$(grep -- '-target bpf' "$W/myq.bpf.c")")"
+fi
 
 check_new() { # name expected_exit regex args...
 	name=$1 code=$2 re=$3
