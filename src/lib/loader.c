@@ -36,7 +36,20 @@ void bq_quiet_libbpf(void)
 	libbpf_set_print(libbpf_quiet);
 }
 
-/* The qdisc kfuncs exist exactly when the kernel has CONFIG_NET_SCH_BPF. */
+/* Whether release ("6.18.44-cloud") is Linux 6.16, which brought BPF qdiscs, or later. */
+static bool release_has_bpf_qdiscs(const char *release)
+{
+	unsigned int major = 0, minor = 0;
+
+	sscanf(release, "%u.%u", &major, &minor);
+	return major > 6 || (major == 6 && minor >= 16);
+}
+
+/*
+ * The qdisc kfuncs exist exactly when the kernel has CONFIG_NET_SCH_BPF.
+ * Without them, a kernel recent enough was built without the option: to
+ * name its version then would read as "too old".
+ */
 int bq_check_kernel(void)
 {
 	struct btf *btf = btf__load_vmlinux_btf();

@@ -176,6 +176,20 @@ static int find_pins(void)
 	return 0;
 }
 
+/*
+ * Whether kind k is registered, where this process can tell, in the CLI's
+ * words if not: the kernel says only "Specified qdisc kind is unknown."
+ * A plain user cannot see the pins, and the kernel answers them.
+ */
+static int require_loaded(const struct bq_kind *k)
+{
+	if (sees_pins())
+		return bq_require_loaded(k);
+	if (access("/proc/1/root" BQ_PIN_ROOT_DEFAULT, X_OK))
+		return 0;
+	return find_pins() ?: bq_require_loaded(k);
+}
+
 /* bpfqdisc qdisc change, for the qdisc of tc's request t on dev: 0 or -1. */
 static int change(const struct bq_kind *k, const struct tcmsg *t, const char *dev, int argc,
 		  char **argv)
@@ -227,6 +241,8 @@ static int parse_qopt(struct qdisc_util *qu, int argc, char **argv, struct nlmsg
 		bq_err("%s [PARAM VALUE]...: `bpfqdisc params %s` lists them", k->kind, k->name);
 		return -1;
 	}
+	if (n->nlmsg_type != RTM_DELQDISC && require_loaded(k))
+		return -1;
 	if (bq_params_apply(&set, argc, argv))
 		return -1;
 	/* No options: the kind's defaults (.init gets no opt). */
