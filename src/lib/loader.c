@@ -64,6 +64,9 @@ int bq_check_kernel(void)
 	btf__free(btf);
 	if (id >= 0)
 		return 0;
+	if (release_has_bpf_qdiscs(u.release))
+		return bq_error(-EOPNOTSUPP, "this kernel (%s) cannot run BPF qdiscs: it was built without "
+				"CONFIG_NET_SCH_BPF", u.release);
 	return bq_error(-EOPNOTSUPP, "this kernel (%s) cannot run BPF qdiscs: it needs CONFIG_NET_SCH_BPF (Linux ≥ 6.16)",
 	       u.release);
 }
@@ -784,27 +787,73 @@ int bq_load(const struct bq_kind *k, struct bq_load_opts *o)
 }
 
 /*
- * A kind without the framework keeps no table of its qdiscs: those tc
- * shows in this network namespace are what an unload can see.
+ * The live qdiscs of a kind without the framework, which keeps no table of
+ * them, in every network namespace: each holds a reference to the kind's
+ * struct_ops map, and the map's value tells how many references the kernel
+ * holds (common.refcnt: all but those of fds and pins). The only other is
+ * the registration's link. 0 or -errno.
  */
-static int unload_plain(const struct bq_kind *k, bool force)
+static int plain_live_qdiscs(const struct bq_kind *k, size_t *n)
+{
+	struct bpf_link_info link = {};
+	struct bpf_map_info map = {};
+	__u32 link_len = sizeof(link), map_len = sizeof(map), zero = 0, refs;
+	void *value = NULL;
+	char path[256];
+	int lfd, mfd = -1, err;
+
+	bq_pin_path(path, sizeof(path), k, "link");
+	lfd = bpf_obj_get(path);
+	err = lfd < 0 || bpf_link_get_info_by_fd(lfd, &link, &link_len) ? -errno : 0;
+	if (!err && link.type != BPF_LINK_TYPE_STRUCT_OPS)
+		err = -EINVAL;
+	if (!err)
+		mfd = bpf_map_get_fd_by_id(link.struct_ops.map_id);
+	if (!err && (mfd < 0 || bpf_map_get_info_by_fd(mfd, &map, &map_len)))
+		err = -errno;
+	if (!err && (map.value_size < sizeof(refs) || !(value = malloc(map.value_size))))
+		err = -ENOMEM;
+	if (!err && bpf_map_lookup_elem(mfd, &zero, value))
+		err = -errno;
+	if (!err) {
+		memcpy(&refs, value, sizeof(refs));	/* struct bpf_struct_ops_common_value */
+		*n = refs > 1 ? refs - 1 : 0;
+	}
+	free(value);
+	if (mfd >= 0)
+		close(mfd);
+	if (lfd >= 0)
+		close(lfd);
+	return err;
+}
+
+/* How many of kind k's qdiscs tc shows in this network namespace. */
+static size_t plain_qdiscs_here(const struct bq_kind *k)
 {
 	struct bq_qdisc_info *q = NULL;
-	size_t n = 0, live = 0;
-	int err = bq_nl_qdisc_list(0, &q, &n);
+	size_t n = 0, here = 0;
 
-	for (size_t i = 0; i < n; i++)
-		live += !strcmp(q[i].kind, k->kind);
+	if (!bq_nl_qdisc_list(0, &q, &n))
+		for (size_t i = 0; i < n; i++)
+			here += !strcmp(q[i].kind, k->kind);
 	free(q);
-	if (err && !force) {
-		return bq_error(err, "cannot list this network namespace's qdiscs (%s), so cannot tell whether "
-		       "qdiscs of %s are live; repeat with --force to unload anyway", strerror(-err),
-		       k->kind);
+	return here;
+}
+
+static int unload_plain(const struct bq_kind *k, bool force)
+{
+	size_t live = 0;
+	int err = force ? 0 : plain_live_qdiscs(k, &live);
+
+	if (err) {
+		return bq_error(err, "cannot read the references to %s's struct_ops (%s), so cannot tell whether "
+		       "qdiscs of it are live; repeat with --force to unload anyway", k->kind,
+		       strerror(-err));
 	}
-	if (live && !force) {
-		return bq_error(-EBUSY, "%s has %zu live qdisc(s) in this network namespace: unloading stops new ones "
-		       "from being created, the live ones keep working until deleted; repeat with "
-		       "--force to do it", k->kind, live);
+	if (live) {
+		return bq_error(-EBUSY, "%s has %zu live qdisc(s) (%zu in this network namespace): unloading "
+		       "stops new ones from being created, the live ones keep working until deleted; "
+		       "repeat with --force to do it", k->kind, live, plain_qdiscs_here(k));
 	}
 	unpin_all(k);
 	return 0;
