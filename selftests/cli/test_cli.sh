@@ -118,6 +118,14 @@ if [ "$(id -u)" = 0 ] && [ -s "$TOP/.output/oot/myq.bpf.o" ]; then
 	else
 		echo "FAIL cli/load_user_owned: said '$out', expected the owner and chown, not 'remove it'"
 	fi
+	# hbm --object reads it with the same check, and says the same.
+	cp "$TOP/.output/hbm_cg_edt.bpf.o" "${OBJ%/*}/" && chown 65534 "${OBJ%/*}/hbm_cg_edt.bpf.o"
+	out=$("$HBM" --object "${OBJ%/*}/hbm_cg_edt.bpf.o" 2>&1 >/dev/null)
+	if printf '%s\n' "$out" | grep -q "owned by uid 65534.*chown" && ! printf '%s\n' "$out" | grep -q "remove it"; then
+		echo "PASS cli/hbm_object_user_owned"
+	else
+		echo "FAIL cli/hbm_object_user_owned: said '$out', expected the owner and chown, not 'remove it'"
+	fi
 	rm -rf "${OBJ%/*}"
 else
 	echo "SKIP cli/load_user_owned: needs root and make's .output/oot/myq.bpf.o"
