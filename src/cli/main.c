@@ -119,7 +119,8 @@ static int cmd_load(int argc, char **argv)
 			return bq_invalid("unknown option '%s'", argv[i]);
 		if (i + 1 >= argc)
 			return bq_invalid("%s needs a value", argv[i]);
-		err = parse_u32(argv[i], argv[i + 1],
+		/* A ring holds at least 2; the namespaces' slots may be none. */
+		err = parse_u32(argv[i], argv[i + 1], dst == &lim.ring_slots ? 2 :
 				dst != &lim.userns_slots && dst != &lim.netns_slots, dst);
 		if (err)
 			return err;
