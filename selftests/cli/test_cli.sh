@@ -98,9 +98,19 @@ for k in fifo fq fq_codel hbm; do
 	why=
 	printf '%s\n' "$out" | grep -q '\.\.auto' && why="a range ends in auto;"
 	bad=$(printf '%s\n' "$out" | awk 'NR == 1 { for (i = 2; i <= 4; i++) col[i] = index($0, $i); next }
+		NF == 0 { exit }
 		{ p = 1; for (i = 1; i <= 4; i++) { s = substr($0, p); m = match(s, /[^ ]/); p += m - 1;
 			if (i > 1 && p != col[i]) { print $1; next } p += length($i) } }')
 	[ -z "$bad" ] || why="$why columns out of line: $(echo $bad);"
+	# A default of auto says so, and the footer what it is; only then.
+	if printf '%s\n' "$out" | grep -Eq '^[a-z_0-9]+ +[a-z|]+ +\(auto\) '; then
+		printf '%s\n' "$out" | grep -q '^(auto): each qdisc works it out from its device' || why="$why no footer for (auto);"
+	elif printf '%s\n' "$out" | grep -q '^(auto)'; then
+		why="$why a footer for no (auto);"
+	fi
+	[ $k != fq ] || printf '%s\n' "$out" | grep -Eq '^maxrate +rate +0bit +0bit\.\. \(no maximum\)$' ||
+		why="$why maxrate's range is not '0bit.. (no maximum)';"
+	[ $k != fq ] || printf '%s\n' "$out" | grep -Eq '^quantum +bytes +\(auto\) ' || why="$why quantum's default is not (auto);"
 	if [ -z "$why" ]; then
 		echo "PASS cli/params_$k"
 	else

@@ -257,6 +257,30 @@ static void tc_refused(void)
 		       "%s %s %s accepted", cases[i][0], cases[i][1], cases[i][2] ? cases[i][2] : "");
 }
 
+/*
+ * A default of auto is one no one can give (.init refuses it): refused
+ * with why, and bpfqdisc params shows it and a range without a maximum
+ * apart from values, not as "auto" nor "0bit..auto".
+ */
+static void auto_values(void)
+{
+	static const struct bq_param_desc quantum = { "quantum", BQ_UNIT_BYTES, BQ_AUTO, 256, 1 << 20 };
+	static const struct bq_param_desc maxrate = { "maxrate", BQ_UNIT_RATE, 0, 0, BQ_AUTO };
+	char *given[] = { "quantum", "auto" };
+	struct bq_param_set set;
+	char b[64];
+
+	EXPECT(tc_apply("fq", &set, 2, given) == -EINVAL, "fq quantum auto accepted");
+	EXPECT(strstr(bq_last_error(), "auto is its built-in default") &&
+	       strstr(bq_last_error(), "cannot be given (leave quantum out)"),
+	       "quantum auto refused with '%s'", bq_last_error());
+	EXPECT(!strcmp(bq_format_default(&quantum, b, sizeof(b)), "(auto)"), "auto default: %s", b);
+	EXPECT(!strcmp(bq_format_default(&maxrate, b, sizeof(b)), "0bit"), "maxrate default: %s", b);
+	EXPECT(!strcmp(bq_format_range(&quantum, b, sizeof(b)), "256b..1048576b"), "quantum range: %s", b);
+	EXPECT(!strcmp(bq_format_range(&maxrate, b, sizeof(b)), "0bit.. (no maximum)"),
+	       "maxrate range: %s", b);
+}
+
 int main(void)
 {
 	unit_file = "units";
@@ -268,5 +292,6 @@ int main(void)
 	RUN(param_sets);
 	RUN(tc_grammar);
 	RUN(tc_refused);
+	RUN(auto_values);
 	return unit_failed;
 }

@@ -148,6 +148,12 @@ int bq_parse_value(enum bq_unit unit, const char *text, __u64 *out, const char *
 /* Formats v in unit's natural form ("200mbit", "10ms"). */
 const char *bq_format_value(enum bq_unit unit, __u64 v, char *buf, size_t len);
 const char *bq_unit_name(enum bq_unit unit);
+/* A parameter's default as bpfqdisc params shows it: "(auto)" for BQ_AUTO,
+ * which each qdisc works out from its device. */
+const char *bq_format_default(const struct bq_param_desc *d, char *buf, size_t len);
+/* Its range: "MIN..MAX", or "MIN.. (no maximum)" where max is BQ_AUTO,
+ * the table's "no maximum" (a value nobody can give). */
+const char *bq_format_range(const struct bq_param_desc *d, char *buf, size_t len);
 
 struct bq_param_set {
 	const struct bq_param_desc *desc;	/* the kind's table */

@@ -202,6 +202,27 @@ int bq_parse_value(enum bq_unit unit, const char *text, __u64 *out, const char *
 	return 0;
 }
 
+const char *bq_format_default(const struct bq_param_desc *d, char *buf, size_t len)
+{
+	if (d->def == BQ_AUTO) {
+		snprintf(buf, len, "(auto)");
+		return buf;
+	}
+	return bq_format_value(d->unit, d->def, buf, len);
+}
+
+const char *bq_format_range(const struct bq_param_desc *d, char *buf, size_t len)
+{
+	char lo[32], hi[32];
+
+	bq_format_value(d->unit, d->min, lo, sizeof(lo));
+	if (d->max == BQ_AUTO)
+		snprintf(buf, len, "%s.. (no maximum)", lo);
+	else
+		snprintf(buf, len, "%s..%s", lo, bq_format_value(d->unit, d->max, hi, sizeof(hi)));
+	return buf;
+}
+
 /*
  * Bits, as tc prints, with the largest unit that divides evenly. Above 2^61
  * bytes/s the bits outgrow 64 bits: then bytes (bps), so that every value
@@ -468,6 +489,10 @@ int bq_params_apply(struct bq_param_set *set, int argc, char **argv)
 			return bq_invalid("unknown parameter '%s'", argv[i]);
 		if (i + 1 >= argc)
 			return bq_invalid("parameter '%s' needs a value (%s)", argv[i], bq_unit_name(d->unit));
+		if (d->def == BQ_AUTO && !strcmp(argv[i + 1], "auto"))
+			return bq_invalid("bad value 'auto' for %s: auto is its built-in default, which each qdisc "
+					  "works out from its device, and cannot be given (leave %s out)",
+					  argv[i], argv[i]);
 		if (bq_parse_value(d->unit, argv[i + 1], &v, &why))
 			return bq_invalid("bad value '%s' for %s: %s", argv[i + 1], argv[i], why);
 		if (apply_value(set, d, argv[i], argv[i + 1], v))
