@@ -112,11 +112,12 @@ static void print_json(const struct bq_qdisc_view *v, bool stats)
 }
 
 /*
- * One Prometheus sample. Its labels identify the qdisc: netns, ifindex,
- * parent and handle (mq's default children all have handle 0), besides
- * dev and kind.
+ * One Prometheus sample, of val / per_unit. Its labels identify the qdisc:
+ * netns, ifindex, parent and handle (mq's default children all have
+ * handle 0), besides dev and kind.
  */
-static void prom(const struct bq_qdisc_view *v, const char *name, const char *extra, __u64 val)
+static void prom_scaled(const struct bq_qdisc_view *v, const char *name, const char *extra, __u64 val,
+			unsigned long long per_unit)
 {
 	char h[16], p[16];
 
@@ -126,11 +127,19 @@ static void prom(const struct bq_qdisc_view *v, const char *name, const char *ex
 	bq_prom_label(stdout, v->tc.dev);
 	printf(",kind=");
 	bq_prom_label(stdout, v->tc.kind);
-	printf(",netns=\"%llu\",ifindex=\"%d\",parent=\"%s\",handle=\"%s\"%s} %llu\n",
-	       (unsigned long long)v->netns, v->tc.ifindex, p, h, extra, (unsigned long long)val);
+	printf(",netns=\"%llu\",ifindex=\"%d\",parent=\"%s\",handle=\"%s\"%s} %llu",
+	       (unsigned long long)v->netns, v->tc.ifindex, p, h, extra, (unsigned long long)(val / per_unit));
+	if (per_unit == 1000000000)
+		printf(".%09llu", (unsigned long long)(val % per_unit));
+	printf("\n");
 }
 
-/* A kind's own statistics, as bpfqdisc_<kind>_<name>[_total]. */
+static void prom(const struct bq_qdisc_view *v, const char *name, const char *extra, __u64 val)
+{
+	prom_scaled(v, name, extra, val, 1);
+}
+
+/* A kind's own statistics, as bpfqdisc_<kind>_<name> in base units (bq_prom_xstat_name()). */
 static void print_prom_xstats(const struct bq_kind *k, const struct bq_qdisc_view *v, size_t n)
 {
 	const struct bq_kind_meta *meta = bq_kind_meta(k);
@@ -138,10 +147,9 @@ static void print_prom_xstats(const struct bq_kind *k, const struct bq_qdisc_vie
 
 	for (size_t x = 0; meta && x < meta->nxstats; x++) {
 		bool counter = meta->xstats[x].type == BQ_COUNTER;
+		unsigned long long per_unit = bq_prom_xstat_name(k, &meta->xstats[x], name, sizeof(name));
 		bool any = false;
 
-		snprintf(name, sizeof(name), "%s_%s%s", k->name, meta->xstats[x].name,
-			 counter ? "_total" : "");
 		for (size_t i = 0; i < n; i++) {
 			if (v[i].kind != k)
 				continue;
@@ -149,7 +157,7 @@ static void print_prom_xstats(const struct bq_kind *k, const struct bq_qdisc_vie
 				printf("# HELP bpfqdisc_%s %s's %s.\n# TYPE bpfqdisc_%s %s\n", name,
 				       k->kind, meta->xstats[x].name, name, counter ? "counter" : "gauge");
 			any = true;
-			prom(&v[i], name, "", v[i].inst.cnt.x[x]);
+			prom_scaled(&v[i], name, "", v[i].inst.cnt.x[x], per_unit);
 		}
 	}
 }
@@ -181,6 +189,8 @@ static void print_prom(const struct bq_qdisc_view *v, size_t n)
 				}
 				break;
 			case 7: prom(&v[i], name, "", c->marks); break;
+			case 8: prom(&v[i], name, "", c->overlimits); break;
+			case 9: prom(&v[i], name, "", c->resets); break;
 			}
 		}
 	}

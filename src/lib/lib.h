@@ -416,11 +416,19 @@ struct bq_qdisc_view {
 /* The qdiscs of ifindex (0: all) in this netns; ours_only: BPF ones of ours. -errno. */
 int bq_qdisc_views(int ifindex, bool ours_only, struct bq_qdisc_view **out, size_t *n);
 /* The Prometheus metrics every kind's qdiscs have; a kind's own are bpfqdisc_KIND_NAME. */
-#define BQ_NCORE_METRICS	8
+#define BQ_NCORE_METRICS	10
 struct bq_core_metric {
 	const char *name, *type, *help;
 };
 extern const struct bq_core_metric bq_core_metrics[BQ_NCORE_METRICS];
+/*
+ * The Prometheus name of kind k's statistic d, after bpfqdisc_: in base
+ * units (a name ending in _ns becomes _seconds, bytes get _bytes), a
+ * counter's ending in _total once. Returns what its value is divided by
+ * (1e9 for seconds, else 1).
+ */
+unsigned long long bq_prom_xstat_name(const struct bq_kind *k, const struct bq_xstat_desc *d,
+				      char *buf, size_t len);
 /* Whether name is a key of stats -j's "bpf", or a Prometheus metric, that every kind has. */
 bool bq_core_name(const char *name, bool prometheus);
 /* Whether instance q is the qdisc tc of netns. */

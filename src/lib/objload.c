@@ -153,7 +153,7 @@ static bool name_ok(const char *name, size_t field)
  */
 static int check_names(const struct bq_kind *k, const struct bq_kind_meta *m)
 {
-	char prom[sizeof(m->xstats[0].name) + BQ_KIND_LEN + 8];
+	char prom[sizeof(m->xstats[0].name) + BQ_KIND_LEN + 16];
 	const char *what = NULL, *param;
 	const struct bq_kind *owner;
 	size_t i, bad = 0;
@@ -173,8 +173,7 @@ static int check_names(const struct bq_kind *k, const struct bq_kind_meta *m)
 	for (i = 0; i < m->nxstats; i++) {
 		const char *x = m->xstats[i].name;
 
-		snprintf(prom, sizeof(prom), "%s_%s%s", k->name, x,
-			 m->xstats[i].type == BQ_COUNTER ? "_total" : "");
+		bq_prom_xstat_name(k, &m->xstats[i], prom, sizeof(prom));
 		if (bq_core_name(x, false))
 			return bq_error(-EINVAL, "%s: statistic \"%s\" is a counter every kind has", k->kind, x);
 		if (bq_core_name(prom, true))

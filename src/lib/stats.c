@@ -17,7 +17,55 @@ const struct bq_core_metric bq_core_metrics[BQ_NCORE_METRICS] = {
 	{ "dequeued_total", "counter", "skbs the BPF qdisc released." },
 	{ "drops_total", "counter", "skbs the BPF qdisc dropped, by reason." },
 	{ "marks_total", "counter", "skbs the BPF qdisc wanted congestion-marked." },
+	{ "throttled_total", "counter", "Times the BPF qdisc held a packet back (tc's overlimits)." },
+	{ "resets_total", "counter", "Times the BPF qdisc was reset, dropping what it held." },
 };
+
+/*
+ * Statistics in bytes whose names say no unit: a unit in the table's
+ * entry (struct bq_xstat_desc) would change its size, which the objects
+ * of every released minor fix. Prometheus' base unit goes on their names.
+ */
+static const char *const bytes_xstats[][2] = {
+	{ "fq_codel", "memory_used" }, { "fq_codel", "maxpacket" },
+};
+
+static bool ends_with(const char *s, const char *end)
+{
+	size_t n = strlen(s), e = strlen(end);
+
+	return n >= e && !strcmp(s + n - e, end);
+}
+
+static bool in_bytes(const struct bq_kind *k, const char *stat)
+{
+	for (size_t i = 0; i < sizeof(bytes_xstats) / sizeof(bytes_xstats[0]); i++)
+		if (!strcmp(k->name, bytes_xstats[i][0]) && !strcmp(stat, bytes_xstats[i][1]))
+			return true;
+	return false;
+}
+
+unsigned long long bq_prom_xstat_name(const struct bq_kind *k, const struct bq_xstat_desc *d,
+				      char *buf, size_t len)
+{
+	const char *unit = "";
+	size_t stem = strlen(d->name);
+	unsigned long long per_unit = 1;
+
+	if (ends_with(d->name, "_ns")) {
+		stem -= strlen("_ns");
+		unit = "_seconds";
+		per_unit = 1000000000;
+	} else if (in_bytes(k, d->name)) {
+		unit = "_bytes";
+	}
+	/* A counter's _total ends it once: new_flow_count is new_flow_total. */
+	if (d->type == BQ_COUNTER && ends_with(d->name, "_count"))
+		stem -= strlen("_count");
+	snprintf(buf, len, "%s_%.*s%s%s", k->name, (int)stem, d->name, unit,
+		 d->type == BQ_COUNTER ? "_total" : "");
+	return per_unit;
+}
 
 /* The keys of stats -j's "bpf" that every kind has. */
 static const char *const core_counters[] = {
