@@ -391,9 +391,10 @@ all: $(BIN)/hbm
 $(OUTPUT)/hbm.bpf.o $(OUTPUT)/hbm_cg.bpf.o $(OUTPUT)/hbm_cg_edt.bpf.o: include/hbm.h bpf/hbm_cg.bpf.h bpf/hbm_edt.bpf.h include/hbm_verdict.h
 $(BIN)/hbm: $(HBM_SRCS) $(LIB_A) src/hbm/hbm_tool.h include/hbm.h $(OUTPUT)/hbm_cg.skel.h $(OUTPUT)/hbm_cg_edt.skel.h | $(BIN) check-deps
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) -Isrc/lib -Isrc/hbm $(HBM_SRCS) $(LIB_A) $(LDLIBS) -o $@
+	$(Q)$(CC) $(CFLAGS) -DBQ_VERSION='"$(VERSION)"' -Isrc/lib -Isrc/hbm $(HBM_SRCS) $(LIB_A) $(LDLIBS) -o $@
 # Harnesses that compile a CLI's source in (its parsers are static).
 $(BIN)/fuzz_hbm: $(HBM_SRCS) src/hbm/hbm_tool.h include/hbm.h $(OUTPUT)/hbm_cg.skel.h $(OUTPUT)/hbm_cg_edt.skel.h
+$(BIN)/fuzz_hbm: FUZZ_FLAGS += -DBQ_VERSION='"$(VERSION)"'
 $(BIN)/fuzz_class: src/cli/class.c
 # make install puts hbm beside bpfqdisc (its BPF objects are in BPF_OBJS),
 # with its man page.

@@ -89,6 +89,13 @@ check hbm_object_dir 2 "^hbm: refusing /: not a regular file" "$HBM" --object /
 check hbm_object_and_builtin 2 "^hbm: give a built-in object or --object FILE, not both" \
 	"$HBM" --object "$OBJ" hbm_cg
 rm -f "$OBJ"
+# hbm --version (issue 38.15): bpfqdisc's version, on stdout, exit 0.
+out=$("$HBM" --version 2>&1)
+if [ $? = 0 ] && [ "$out" = "hbm $("$BQ" --version | cut -d' ' -f2) (bpfqdisc)" ]; then
+	echo "PASS cli/hbm_version"
+else
+	echo "FAIL cli/hbm_version: said '$out'"
+fi
 
 # params (issue 38.12): no bound printed as "auto" (BQ_AUTO is what the
 # table's "no maximum" is, and nobody may give it), and every row's columns
