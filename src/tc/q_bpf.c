@@ -241,15 +241,18 @@ static int parse_qopt(struct qdisc_util *qu, int argc, char **argv, struct nlmsg
 		bq_err("%s [PARAM VALUE]...: `bpfqdisc params %s` lists them", k->kind, k->name);
 		return -1;
 	}
-	if (n->nlmsg_type != RTM_DELQDISC && require_loaded(k))
-		return -1;
 	if (bq_params_apply(&set, argc, argv))
 		return -1;
-	/* No options: the kind's defaults (.init gets no opt). */
-	if (n->nlmsg_type == RTM_DELQDISC || !set.given)
+	if (n->nlmsg_type == RTM_DELQDISC)
 		return 0;
+	/* A live qdisc needs no registered kind, but a change of its parameters the maps. */
 	if (changes_existing(k, n, dev))
-		return change(k, NLMSG_DATA(n), dev, argc, argv);
+		return set.given ? change(k, NLMSG_DATA(n), dev, argc, argv) : 0;
+	if (require_loaded(k))
+		return -1;
+	/* No options: the kind's defaults (.init gets no opt). */
+	if (!set.given)
+		return 0;
 	bq_params_options(&set, &o);
 	return addattr_l(n, TC_REQ_MAX, TCA_OPTIONS, &o, sizeof(o)) ? -1 : 0;
 }
