@@ -22,6 +22,7 @@ MAKEFLAGS += -j$(shell nproc)
 endif
 
 OUTPUT := .output
+comma := ,
 BIN := bin
 CACHE := .cache
 KERNEL_DIR ?= $(CACHE)/kernel/default
@@ -53,8 +54,14 @@ LDLIBS := $(LIBBPF_DIR)/lib/libbpf.a -lelf -lz -lm
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.bpf.o,$(BPF_SRCS))
 SKELS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.skel.h,$(BPF_SRCS))
-LIB_SRCS := $(filter-out src/bpfqdisc.c,$(wildcard src/*.c))
-LIB_OBJS := $(patsubst src/%.c,$(OUTPUT)/%.o,$(LIB_SRCS))
+# libbpfqdisc (src/lib/): position-independent, its symbols hidden but
+# the public API's (include/libbpfqdisc.h), in .a and .so. The front ends
+# (src/cli/, src/tc/, src/hbm/) link it.
+LIB_SRCS := $(wildcard src/lib/*.c)
+LIB_OBJS := $(patsubst src/lib/%.c,$(OUTPUT)/lib/%.o,$(LIB_SRCS))
+LIB_A := $(OUTPUT)/libbpfqdisc.a
+CLI_SRCS := $(wildcard src/cli/*.c)
+CLI_OBJS := $(patsubst src/cli/%.c,$(OUTPUT)/cli/%.o,$(CLI_SRCS))
 TEST_BPF_OBJS := $(patsubst selftests/bpf/%.bpf.c,$(OUTPUT)/%.bpf.o,$(wildcard selftests/bpf/*.bpf.c))
 # A faster slow receiver (test_fq_codel_sojourn): spin_loops 5000.
 TEST_BPF_OBJS += $(OUTPUT)/slow_rx5000.bpf.o
@@ -89,6 +96,7 @@ check-deps:
 	@test -n "$(CLANG)" || { echo "clang-19 not found: run 'make deps'" >&2; exit 1; }
 	@test -n "$(BPFTOOL)" || { echo "bpftool not found: run 'make deps'" >&2; exit 1; }
 	@test -e $(LIBBPF_DIR)/lib/libbpf.a || { echo "$(LIBBPF_DIR) missing: run 'make deps'" >&2; exit 1; }
+	@grep -qx pic $(LIBBPF_DIR)/.complete 2>/dev/null || { echo "$(LIBBPF_DIR) is not position-independent: run 'make deps'" >&2; exit 1; }
 	@test -e $(VMLINUX_BTF) || { echo "$(VMLINUX_BTF) missing: run 'make deps' (or set VMLINUX_BTF)" >&2; exit 1; }
 
 $(OUTPUT) $(BIN):
@@ -134,37 +142,59 @@ $(OUTPUT)/skels.h: $(SKELS)
 	$(call msg,GEN,$@)
 	$(Q)printf '#include "%s"\n' $(notdir $^) > $@
 
-$(OUTPUT)/%.o: src/%.c $(wildcard src/*.h) include/bpfqdisc.h src/qdiscs.def $(OUTPUT)/skels.h | $(OUTPUT) check-deps
+LIB_CFLAGS := -fPIC -fvisibility=hidden -Isrc/lib
+$(OUTPUT)/lib/%.o: src/lib/%.c $(wildcard src/lib/*.h) include/bpfqdisc.h include/libbpfqdisc.h src/lib/qdiscs.def $(OUTPUT)/skels.h | $(OUTPUT) check-deps
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -Isrc -c $< -o $@
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(LIB_CFLAGS) -c $< -o $@
 
-$(OUTPUT)/bpfqdisc.o: CFLAGS += -DBQ_VERSION='"$(VERSION)"'
+$(LIB_A): $(LIB_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+# The shared library exports the public API alone (BQ_API), and carries
+# libbpf inside, hidden: a program with a libbpf of its own keeps it.
+LIB_SONAME := libbpfqdisc.so.$(shell sed -n 's/^\#define LIBBPFQDISC_MAJOR[[:space:]]*\([0-9]*\).*/\1/p' include/libbpfqdisc.h)
+LIB_SO := $(OUTPUT)/$(LIB_SONAME)
+$(LIB_SO): $(LIB_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) -shared -Wl,-soname,$(LIB_SONAME) -Wl,--exclude-libs,ALL -Wl,-z,defs \
+		$^ $(LDLIBS) -o $@
+all: $(LIB_SO)
+
+$(OUTPUT)/cli/%.o: src/cli/%.c $(wildcard src/lib/*.h) include/bpfqdisc.h include/libbpfqdisc.h | $(OUTPUT) check-deps
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) -Isrc/lib -c $< -o $@
+
+$(OUTPUT)/cli/main.o: CFLAGS += -DBQ_VERSION='"$(VERSION)"'
 
 # bpfqdisc new writes bpf_fifo's source, which it embeds as a C string.
 $(OUTPUT)/fifo_src.h: bpf/fifo.bpf.c | $(OUTPUT)
 	$(call msg,GEN,$@)
 	$(Q){ echo 'static const char fifo_src[] ='; \
 	  sed 's/\\/\\\\/g; s/"/\\"/g; s/^/\t"/; s/$$/\\n"/' $<; echo ';'; } > $@
-$(OUTPUT)/new.o: $(OUTPUT)/fifo_src.h
+$(OUTPUT)/cli/new.o: $(OUTPUT)/fifo_src.h
 
-$(BIN)/bpfqdisc: $(OUTPUT)/bpfqdisc.o $(LIB_OBJS) | $(BIN)
+$(BIN)/bpfqdisc: $(CLI_OBJS) $(LIB_A) | $(BIN)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
 
 # The CLI of the kernel tests that load objects made to fail: the qdiscs of
-# selftests/bpf/qdiscs.def (src/qdiscs.def's and TEST_KINDS) in its registry.
+# selftests/bpf/qdiscs.def (src/lib/qdiscs.def's and TEST_KINDS) in its registry.
 TEST_KINDS := toobig maxlen
 TEST_SKELS := $(patsubst %,$(OUTPUT)/%.skel.h,$(TEST_KINDS))
 $(OUTPUT)/test_skels.h: $(OUTPUT)/skels.h $(TEST_SKELS)
 	$(call msg,GEN,$@)
 	$(Q)printf '#include "%s"\n' $(notdir $^) > $@
 
-$(OUTPUT)/qdiscs_test.o: src/qdiscs.c src/lib.h src/qdiscs.def selftests/bpf/qdiscs.def $(OUTPUT)/test_skels.h | check-deps
+$(OUTPUT)/qdiscs_test.o: src/lib/qdiscs.c src/lib/lib.h src/lib/qdiscs.def selftests/bpf/qdiscs.def $(OUTPUT)/test_skels.h | check-deps
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -Isrc -DBQ_QDISCS='"../selftests/bpf/qdiscs.def"' \
+	$(Q)$(CC) $(CFLAGS) $(LIB_CFLAGS) -DBQ_QDISCS='"../selftests/bpf/qdiscs.def"' \
 		-DBQ_SKELS='"test_skels.h"' -c $< -o $@
 
-$(BIN)/bpfqdisc_test: $(OUTPUT)/bpfqdisc.o $(filter-out $(OUTPUT)/qdiscs.o,$(LIB_OBJS)) $(OUTPUT)/qdiscs_test.o | $(BIN)
+# The archive's own registry (qdiscs.o) is not pulled in: these define it.
+$(BIN)/bpfqdisc_test: $(CLI_OBJS) $(OUTPUT)/qdiscs_test.o $(LIB_A) | $(BIN)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
 
@@ -183,40 +213,48 @@ $(OUTPUT)/fwmajor.bpf.o $(OUTPUT)/fwminor.bpf.o $(OUTPUT)/fwprev.bpf.o: bpf/fifo
 $(OUTPUT)/fw_skels.h: $(OUTPUT)/fwmajor.skel.h $(OUTPUT)/fwminor.skel.h $(OUTPUT)/fwprev.skel.h
 	$(call msg,GEN,$@)
 	$(Q)printf '#include "%s"\n' $(notdir $^) > $@
-$(OUTPUT)/qdiscs_fwtest.o: src/qdiscs.c src/lib.h selftests/bpf/qdiscs_fw.def $(OUTPUT)/fw_skels.h | check-deps
+$(OUTPUT)/qdiscs_fwtest.o: src/lib/qdiscs.c src/lib/lib.h selftests/bpf/qdiscs_fw.def $(OUTPUT)/fw_skels.h | check-deps
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -Isrc -DBQ_QDISCS='"../selftests/bpf/qdiscs_fw.def"' \
+	$(Q)$(CC) $(CFLAGS) $(LIB_CFLAGS) -DBQ_QDISCS='"../selftests/bpf/qdiscs_fw.def"' \
 		-DBQ_SKELS='"fw_skels.h"' -c $< -o $@
-$(BIN)/bpfqdisc_fwtest: $(OUTPUT)/bpfqdisc.o $(filter-out $(OUTPUT)/qdiscs.o,$(LIB_OBJS)) \
-		$(OUTPUT)/qdiscs_fwtest.o | $(BIN)
+$(BIN)/bpfqdisc_fwtest: $(CLI_OBJS) $(OUTPUT)/qdiscs_fwtest.o $(LIB_A) | $(BIN)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
 all: $(BIN)/bpfqdisc_fwtest
 
-$(BIN)/test_%: selftests/unit/test_%.c $(LIB_OBJS) | $(BIN)
+$(BIN)/test_%: selftests/unit/test_%.c $(LIB_A) | $(BIN)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) -Isrc $(filter-out %.h,$^) $(LDLIBS) -o $@
+	$(Q)$(CC) $(CFLAGS) -Isrc/lib $(filter-out %.h,$^) $(LDLIBS) -o $@
 
 $(BIN)/%: selftests/progs/%.c | $(BIN)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $< -o $@
 
 # Raw RTM_NEWQDISC through bpfqdisc's own netlink code.
-$(BIN)/nlqdisc: selftests/progs/nlqdisc.c src/nl.c src/lib.h include/bpfqdisc.h | $(BIN)
+$(BIN)/nlqdisc: selftests/progs/nlqdisc.c $(LIB_A) | $(BIN)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -Isrc $(filter %.c,$^) -o $@
+	$(Q)$(CC) $(CFLAGS) -Isrc/lib $^ $(LDLIBS) -o $@
 
 # The one test program that loads BPF objects itself.
 $(BIN)/bq_mustfail: selftests/progs/bq_mustfail.c | $(BIN) check-deps
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $< $(LDLIBS) -o $@
 
-# libFuzzer harnesses over the parsers, with ASan and UBSan.
-FUZZ_SRCS := src/units.c src/nl.c src/sys.c src/json.c src/pindir.c
-$(BIN)/fuzz_%: selftests/fuzz/fuzz_%.c selftests/fuzz/fuzz_words.h $(FUZZ_SRCS) src/lib.h include/bpfqdisc.h | $(BIN) check-deps
+# libFuzzer harnesses over the parsers, with ASan and UBSan: over the
+# library built again with them (its own archive).
+FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -Wall -Werror \
+	$(INCLUDES) -Isrc/lib
+FUZZ_LIB_A := $(OUTPUT)/fuzz/libbpfqdisc.a
+$(OUTPUT)/fuzz/%.o: src/lib/%.c $(wildcard src/lib/*.h) include/bpfqdisc.h src/lib/qdiscs.def $(OUTPUT)/skels.h | check-deps
+	$(call msg,FUZZ-CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(subst fuzzer$(comma),fuzzer-no-link$(comma),$(FUZZ_FLAGS)) $(filter -D%,$(CFLAGS)) -c $< -o $@
+$(FUZZ_LIB_A): $(patsubst src/lib/%.c,$(OUTPUT)/fuzz/%.o,$(LIB_SRCS))
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+$(BIN)/fuzz_%: selftests/fuzz/fuzz_%.c selftests/fuzz/fuzz_words.h $(FUZZ_LIB_A) | $(BIN) check-deps
 	$(call msg,FUZZ,$@)
-	$(Q)$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-		-Wall -Werror $(INCLUDES) -Isrc $< $(FUZZ_SRCS) $(LDLIBS) -o $@
+	$(Q)$(CLANG) $(FUZZ_FLAGS) $< $(FUZZ_LIB_A) $(LDLIBS) -o $@
 
 test: all
 	selftests/run
@@ -257,34 +295,55 @@ clean:
 
 # tc's plugin (src/tc/q_bpf.c): one library with a link q_bpf_KIND.so per
 # kind, which tc finds in TC_LIB_DIR=bin/tc. It runs inside tc, which has a
-# libbpf of its own: built of the libbpf-free parts of src/ alone.
-KINDS := $(shell grep ^BQ_QDISC src/qdiscs.def | cut -d, -f1 | cut -c10-)
-TC_PLUGIN_SRCS := src/tc/q_bpf.c src/units.c src/meta.c src/elf.c src/qdiscs.c src/objkind.c src/pindir.c src/json.c src/nl.c
+# libbpf of its own: of the library it takes only parts that use none, and
+# a link that leaves a libbpf symbol undefined (tc's would serve it) fails.
+# Its archive is the library's but for tcplugin.o, which embeds the
+# template below.
+KINDS := $(shell grep ^BQ_QDISC src/lib/qdiscs.def | cut -d, -f1 | cut -c10-)
 TC_PLUGIN_LINKS := $(patsubst %,$(BIN)/tc/q_bpf_%.so,$(KINDS))
+TC_LIB_A := $(OUTPUT)/tc/libbpfqdisc-tc.a
 all: $(TC_PLUGIN_LINKS)
-$(BIN)/tc/q_bpf.so: $(TC_PLUGIN_SRCS) src/lib.h include/bpfqdisc.h src/qdiscs.def $(OUTPUT)/skels.h | check-deps
+$(TC_LIB_A): $(filter-out %/tcplugin.o,$(LIB_OBJS))
+	$(call msg,AR,$@)
+	$(Q)mkdir -p $(@D) && rm -f $@ && $(AR) rcs $@ $^
+$(OUTPUT)/tc/q_bpf.o: src/tc/q_bpf.c $(wildcard src/lib/*.h) include/bpfqdisc.h src/lib/qdiscs.def | check-deps
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(LIB_CFLAGS) -c $< -o $@
+$(OUTPUT)/tc/q_bpf_template.o: src/tc/q_bpf.c $(wildcard src/lib/*.h) include/bpfqdisc.h | check-deps
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(LIB_CFLAGS) -DBQ_TC_TEMPLATE -c $< -o $@
+$(OUTPUT)/tc/qdiscs_none.o: src/lib/qdiscs.c src/lib/lib.h | check-deps
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(LIB_CFLAGS) -DBQ_QDISCS='"/dev/null"' -DBQ_SKELS='"/dev/null"' -c $< -o $@
+# Nor does it run anything: no exec, fork or spawn in it.
+TC_PLUGIN_BANNED := (bpf|btf|libbpf|ring_buffer|perf_buffer|user_ring_buffer)_|exec|fork|vfork|posix_spawn|system@|popen
+tc_plugin_link = $(CC) $(CFLAGS) -shared -Wl,--exclude-libs,ALL $(1) $(filter %.o %.a,$^) -lm -o $@.tmp && \
+	if nm -D -u $@.tmp | grep -E ' U ($(TC_PLUGIN_BANNED))'; then \
+		echo "$@ must not use these inside tc" >&2; rm -f $@.tmp; exit 1; fi && mv $@.tmp $@
+$(BIN)/tc/q_bpf.so: $(OUTPUT)/tc/q_bpf.o $(TC_LIB_A) | check-deps
 	$(call msg,LINK,$@)
 	$(Q)mkdir -p $(BIN)/tc
-	$(Q)$(CC) $(CFLAGS) -Isrc -fPIC -shared -fvisibility=hidden $(TC_PLUGIN_SRCS) -lm -o $@
+	$(Q)$(call tc_plugin_link,)
 $(TC_PLUGIN_LINKS): $(BIN)/tc/q_bpf.so
 	$(Q)ln -sf q_bpf.so $@
 # The template of the plugins bpfqdisc load PATH writes for kinds from
-# files (src/tcplugin.c, which embeds it): no built-in kind, one exported
+# files (src/lib/tcplugin.c, which embeds it): no built-in kind, one exported
 # placeholder, and a System V symbol hash (DT_HASH, which glibc's dlopen
 # takes alone), which is simple to rebuild for the new name.
-$(OUTPUT)/tc_template.so: $(TC_PLUGIN_SRCS) src/lib.h include/bpfqdisc.h | $(OUTPUT) check-deps
+$(OUTPUT)/tc_template.so: $(OUTPUT)/tc/q_bpf_template.o $(OUTPUT)/tc/qdiscs_none.o $(TC_LIB_A) | $(OUTPUT) check-deps
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) -Isrc -fPIC -shared -fvisibility=hidden -DBQ_TC_TEMPLATE \
-		-DBQ_QDISCS='"/dev/null"' -DBQ_SKELS='"/dev/null"' -Wl,--hash-style=sysv -s \
-		$(TC_PLUGIN_SRCS) -lm -o $@
+	$(Q)$(call tc_plugin_link,-Wl$(comma)--hash-style=sysv -s)
 # Where Debian's tc looks for plugins (its LIBDIR/tc, and no other
 # directory), whatever PREFIX bpfqdisc is installed under: make install
 # puts the plugin there, and load PATH writes its plugins there unless
 # TC_LIB_DIR says otherwise.
 MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null)
 TC_DEBIAN_LIBDIR := /usr/lib/$(or $(MULTIARCH),x86_64-linux-gnu)/tc
-$(OUTPUT)/tcplugin.o: $(OUTPUT)/tc_template.so
-$(OUTPUT)/tcplugin.o: CFLAGS += -DBQ_TC_TEMPLATE_SO='"$(OUTPUT)/tc_template.so"' \
+$(OUTPUT)/lib/tcplugin.o $(OUTPUT)/fuzz/tcplugin.o: $(OUTPUT)/tc_template.so
+$(OUTPUT)/lib/tcplugin.o $(OUTPUT)/fuzz/tcplugin.o: CFLAGS += -DBQ_TC_TEMPLATE_SO='"$(OUTPUT)/tc_template.so"' \
 	-DBQ_TC_LIBDIR='"$(TC_DEBIAN_LIBDIR)"'
 
 # make install [PREFIX=/usr/local] [DESTDIR=]: the CLI, the BPF objects of
@@ -326,21 +385,17 @@ uninstall:
 	$(Q)if [ -d $(DESTDIR)$(BPFOBJDIR) ]; then rmdir --ignore-fail-on-non-empty $(DESTDIR)$(BPFOBJDIR); fi
 
 # hbm, the Host Bandwidth Manager (issue 5): its own sources in src/hbm/,
-# kept out of LIB_SRCS (src/*.c), with the HBM objects embedded.
+# with the HBM objects embedded, and the library.
 HBM_SRCS := $(wildcard src/hbm/*.c)
 all: $(BIN)/hbm
 $(OUTPUT)/hbm.bpf.o $(OUTPUT)/hbm_cg.bpf.o $(OUTPUT)/hbm_cg_edt.bpf.o: include/hbm.h bpf/hbm_cg.bpf.h bpf/hbm_edt.bpf.h include/hbm_verdict.h
-# It shares the pin directory check (src/pindir.c), src/sys.c and the
-# writer of outside strings (src/json.c) with bpfqdisc.
-$(BIN)/hbm: $(HBM_SRCS) src/sys.c src/json.c src/lib.h src/pindir.c src/pindir.h src/hbm/hbm_tool.h include/hbm.h $(OUTPUT)/hbm_cg.skel.h $(OUTPUT)/hbm_cg_edt.skel.h | $(BIN) check-deps
+$(BIN)/hbm: $(HBM_SRCS) $(LIB_A) src/hbm/hbm_tool.h include/hbm.h $(OUTPUT)/hbm_cg.skel.h $(OUTPUT)/hbm_cg_edt.skel.h | $(BIN) check-deps
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) -Isrc -Isrc/hbm $(HBM_SRCS) src/sys.c src/json.c src/pindir.c $(LDLIBS) -o $@
+	$(Q)$(CC) $(CFLAGS) -DBQ_VERSION='"$(VERSION)"' -Isrc/lib -Isrc/hbm $(HBM_SRCS) $(LIB_A) $(LDLIBS) -o $@
 # Harnesses that compile a CLI's source in (its parsers are static).
 $(BIN)/fuzz_hbm: $(HBM_SRCS) src/hbm/hbm_tool.h include/hbm.h $(OUTPUT)/hbm_cg.skel.h $(OUTPUT)/hbm_cg_edt.skel.h
-# Its fields are those of the registry's kinds with classes: the loader
-# reads them from the embedded objects.
-$(BIN)/fuzz_class: FUZZ_SRCS += src/loader.c src/qdiscs.c src/meta.c src/elf.c src/objkind.c
-$(BIN)/fuzz_class: src/class.c src/loader.c src/qdiscs.c src/meta.c src/elf.c src/objkind.c src/qdiscs.def $(OUTPUT)/skels.h
+$(BIN)/fuzz_hbm: FUZZ_FLAGS += -DBQ_VERSION='"$(VERSION)"'
+$(BIN)/fuzz_class: src/cli/class.c
 # make install puts hbm beside bpfqdisc (its BPF objects are in BPF_OBJS),
 # with its man page.
 INSTALLED += $(SBINDIR)/hbm $(MAN8DIR)/hbm.8
@@ -395,13 +450,39 @@ uninstall-dev:
 	$(Q)for d in $(DESTDIR)$(INCLUDEDIR)/bq/vmlinux $(DESTDIR)$(INCLUDEDIR)/bq; do \
 		if [ -d $$d ]; then rmdir --ignore-fail-on-non-empty $$d; fi; done
 
+# libbpfqdisc: the shared library (the runtime, bpfqdisc's package), and
+# for programs built against it (the -dev package) its header, the .so
+# link, the archive, libbpfqdisc.pc and the man page libbpfqdisc(3).
+LIBDIR ?= $(PREFIX)/lib/$(or $(MULTIARCH),x86_64-linux-gnu)
+MAN3DIR ?= $(PREFIX)/share/man/man3
+# Its .pc names an architecture's directory: in that architecture's own.
+LIBPCDIR ?= $(LIBDIR)/pkgconfig
+LIB_INSTALLED := $(LIBDIR)/$(LIB_SONAME) $(LIBDIR)/libbpfqdisc.so $(LIBDIR)/libbpfqdisc.a \
+	$(INCLUDEDIR)/libbpfqdisc.h $(LIBPCDIR)/libbpfqdisc.pc $(MAN3DIR)/libbpfqdisc.3
+INSTALLED += $(LIB_INSTALLED)
+.PHONY: install-lib
+install: install-lib
+install-lib: $(LIB_SO) $(LIB_A)
+	$(call msg,INSTALL,$(DESTDIR)$(LIBDIR)/$(LIB_SONAME))
+	$(Q)$(INSTALL) -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(LIBPCDIR) \
+		$(DESTDIR)$(MAN3DIR)
+	$(Q)$(INSTALL) -m 0644 $(LIB_SO) $(DESTDIR)$(LIBDIR)/$(LIB_SONAME)
+	$(Q)ln -sf $(LIB_SONAME) $(DESTDIR)$(LIBDIR)/libbpfqdisc.so
+	$(Q)$(INSTALL) -m 0644 $(LIB_A) $(DESTDIR)$(LIBDIR)/libbpfqdisc.a
+	$(Q)$(INSTALL) -m 0644 include/libbpfqdisc.h $(DESTDIR)$(INCLUDEDIR)/libbpfqdisc.h
+	$(Q)$(INSTALL) -m 0644 docs/libbpfqdisc.3 $(DESTDIR)$(MAN3DIR)/libbpfqdisc.3
+	$(Q)sed -e 's|@INCLUDEDIR_FROM_PC@|$(shell realpath -m --relative-to=$(LIBPCDIR) $(INCLUDEDIR))|' \
+		-e 's|@LIBDIR_FROM_PC@|$(shell realpath -m --relative-to=$(LIBPCDIR) $(LIBDIR))|' \
+		-e 's|@VERSION@|$(VERSION)|' tools/libbpfqdisc.pc.in > $(OUTPUT)/libbpfqdisc.pc
+	$(Q)$(INSTALL) -m 0644 $(OUTPUT)/libbpfqdisc.pc $(DESTDIR)$(LIBPCDIR)/libbpfqdisc.pc
+
 # make deb [DEB_DIR=.output]: bpfqdisc_$(VERSION)_amd64.deb and
 # bpfqdisc-dev_..., of exactly what make install PREFIX=/usr installs
 # (tools/mkdeb splits it: the framework to -dev, the rest to bpfqdisc).
 # The install's own prerequisites are built first, in parallel.
 DEB_DIR ?= $(OUTPUT)
 .PHONY: deb
-deb: $(BIN)/bpfqdisc $(BIN)/hbm $(BPF_OBJS) $(OUTPUT)/vmlinux.h
+deb: $(BIN)/bpfqdisc $(BIN)/hbm $(BPF_OBJS) $(OUTPUT)/vmlinux.h $(LIB_SO) $(LIB_A)
 	$(Q)rm -rf $(DEB_DIR)/deb
 	$(Q)MAKEFLAGS= $(MAKE) -j1 --no-print-directory install DESTDIR=$(abspath $(DEB_DIR))/deb/root PREFIX=/usr
 	$(call msg,DEB,$(DEB_DIR)/bpfqdisc_$(VERSION)_amd64.deb $(DEB_DIR)/bpfqdisc-dev_$(VERSION)_amd64.deb)
@@ -417,7 +498,7 @@ deb: $(BIN)/bpfqdisc $(BIN)/hbm $(BPF_OBJS) $(OUTPUT)/vmlinux.h
 OOT := $(abspath $(OUTPUT))/oot
 all: $(OOT)/myq.bpf.o $(OOT)/markq.bpf.o
 $(OOT)/myq.bpf.o: $(BIN)/bpfqdisc $(BIN)/hbm $(BIN)/tc/q_bpf.so $(BPF_OBJS) $(OUTPUT)/vmlinux.h $(FW_HEADERS) \
-		tools/bpfqdisc.pc.in
+		$(LIB_SO) $(LIB_A) tools/bpfqdisc.pc.in tools/libbpfqdisc.pc.in
 	$(call msg,OOT,$@)
 	$(Q)rm -rf $(OOT) && mkdir -p $(OOT)/work
 	$(Q)MAKEFLAGS= $(MAKE) -j1 -s --no-print-directory install DESTDIR=$(OOT)/dest PREFIX=/usr >/dev/null
@@ -470,6 +551,7 @@ $(OOT_FROZEN): $(OOT)/%.bpf.o: selftests/oot/%.bpf.c $(OOT)/myq.bpf.o
 README_STAGE := $(abspath $(OUTPUT))/readme
 all: $(README_STAGE)/root
 $(README_STAGE)/root: $(BIN)/bpfqdisc $(BIN)/hbm $(BIN)/tc/q_bpf.so $(BPF_OBJS) $(OUTPUT)/vmlinux.h \
-		$(FW_HEADERS) tools/bpfqdisc.pc.in tools/bpfqdisc@.service $(OOT)/myq.bpf.o
+		$(LIB_SO) $(LIB_A) $(FW_HEADERS) tools/bpfqdisc.pc.in tools/libbpfqdisc.pc.in tools/bpfqdisc@.service \
+		$(OOT)/myq.bpf.o
 	$(call msg,STAGE,$@)
 	$(Q)rm -rf $@ && MAKEFLAGS= $(MAKE) -j1 -s --no-print-directory install DESTDIR=$@ >/dev/null

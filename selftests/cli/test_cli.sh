@@ -36,9 +36,11 @@ check rate_rounds_0 2 "bad value '3bit' for maxrate: rounds to 0 bytes/s, which 
 check rate_rounds_0_hbm 2 "bad value '0.4bps' for rate: rounds to 0" "$BQ" load hbm rate 0.4bps
 check bad_option 2 "unknown option '--nope'" "$BQ" load fifo --nope 1
 check ring_not_pow2 2 "--ring-slots 1000 is not a power of two" "$BQ" load fifo --ring-slots 1000
-check ring_one 2 "--ring-slots 1 is not a power of two of at least 2" "$BQ" load fifo --ring-slots 1
+# The range said is the range taken (issue 38.6): 0 and 1 are refused.
+check ring_one 2 "bad value '1' for --ring-slots: expected 2\.\.16777216" "$BQ" load fifo --ring-slots 1
+check ring_zero 2 "bad value '0' for --ring-slots: expected 2\.\.16777216" "$BQ" load fifo --ring-slots 0
 check slots_overflow 2 "--max-instances 65536 x --ring-slots 65536 is more than" "$BQ" load fifo --max-instances 65536 --ring-slots 65536
-# bpfqdisc qdisc and stats: the word matching of src/qdisc.c and src/show.c,
+# bpfqdisc qdisc and stats: the word matching of src/cli/qdisc.c and src/cli/stats.c,
 # which refuses before it checks privileges or the kernel.
 check qdisc_no_dev 2 "which device\? \(dev DEV\)" "$BQ" qdisc add root bpf_fifo
 check qdisc_dev_no_value 2 "'dev' needs a value" "$BQ" qdisc add dev
@@ -87,12 +89,82 @@ check hbm_object_dir 2 "^hbm: refusing /: not a regular file" "$HBM" --object /
 check hbm_object_and_builtin 2 "^hbm: give a built-in object or --object FILE, not both" \
 	"$HBM" --object "$OBJ" hbm_cg
 rm -f "$OBJ"
+# hbm --version (issue 38.15): bpfqdisc's version, on stdout, exit 0.
+out=$("$HBM" --version 2>&1)
+if [ $? = 0 ] && [ "$out" = "hbm $("$BQ" --version | cut -d' ' -f2) (bpfqdisc)" ]; then
+	echo "PASS cli/hbm_version"
+else
+	echo "FAIL cli/hbm_version: said '$out'"
+fi
+
+# params (issue 38.12): no bound printed as "auto" (BQ_AUTO is what the
+# table's "no maximum" is, and nobody may give it), and every row's columns
+# where the header's are, however long a name or default.
+for k in fifo fq fq_codel hbm; do
+	out=$("$BQ" params $k 2>&1)
+	why=
+	printf '%s\n' "$out" | grep -q '\.\.auto' && why="a range ends in auto;"
+	bad=$(printf '%s\n' "$out" | awk 'NR == 1 { for (i = 2; i <= 4; i++) col[i] = index($0, $i); next }
+		NF == 0 { exit }
+		{ p = 1; for (i = 1; i <= 4; i++) { s = substr($0, p); m = match(s, /[^ ]/); p += m - 1;
+			if (i > 1 && p != col[i]) { print $1; next } p += length($i) } }')
+	[ -z "$bad" ] || why="$why columns out of line: $(echo $bad);"
+	# A default of auto says so, and the footer what it is; only then.
+	if printf '%s\n' "$out" | grep -Eq '^[a-z_0-9]+ +[a-z|]+ +\(auto\) '; then
+		printf '%s\n' "$out" | grep -q '^(auto): each qdisc works it out from its device' || why="$why no footer for (auto);"
+	elif printf '%s\n' "$out" | grep -q '^(auto)'; then
+		why="$why a footer for no (auto);"
+	fi
+	[ $k != fq ] || printf '%s\n' "$out" | grep -Eq '^maxrate +rate +0bit +0bit\.\. \(no maximum\)$' ||
+		why="$why maxrate's range is not '0bit.. (no maximum)';"
+	[ $k != fq ] || printf '%s\n' "$out" | grep -Eq '^quantum +bytes +\(auto\) ' || why="$why quantum's default is not (auto);"
+	if [ -z "$why" ]; then
+		echo "PASS cli/params_$k"
+	else
+		echo "FAIL cli/params_$k: $why $(echo "$out" | head -n 1)..."
+	fi
+done
+
+# A file root loads but does not own (issue 38.11): say what to do with a
+# file, not the pin directories' "(remove it)".
+if [ "$(id -u)" = 0 ] && [ -s "$TOP/.output/oot/myq.bpf.o" ]; then
+	OBJ=$(mktemp -d)/myq.bpf.o
+	cp "$TOP/.output/oot/myq.bpf.o" "$OBJ" && chown 65534 "$OBJ"
+	out=$("$BQ" load "$OBJ" 2>&1 >/dev/null)
+	if printf '%s\n' "$out" | grep -q "owned by uid 65534" && printf '%s\n' "$out" | grep -q chown &&
+		! printf '%s\n' "$out" | grep -q "remove it"; then
+		echo "PASS cli/load_user_owned"
+	else
+		echo "FAIL cli/load_user_owned: said '$out', expected the owner and chown, not 'remove it'"
+	fi
+	# hbm --object reads it with the same check, and says the same.
+	cp "$TOP/.output/hbm_cg_edt.bpf.o" "${OBJ%/*}/" && chown 65534 "${OBJ%/*}/hbm_cg_edt.bpf.o"
+	out=$("$HBM" --object "${OBJ%/*}/hbm_cg_edt.bpf.o" 2>&1 >/dev/null)
+	if printf '%s\n' "$out" | grep -q "owned by uid 65534.*chown" && ! printf '%s\n' "$out" | grep -q "remove it"; then
+		echo "PASS cli/hbm_object_user_owned"
+	else
+		echo "FAIL cli/hbm_object_user_owned: said '$out', expected the owner and chown, not 'remove it'"
+	fi
+	rm -rf "${OBJ%/*}"
+else
+	echo "SKIP cli/load_user_owned: needs root and make's .output/oot/myq.bpf.o"
+fi
 
 if bpftool btf dump file /sys/kernel/btf/vmlinux 2>/dev/null | grep -q bpf_qdisc_skb_drop; then
 	echo "SKIP cli/unsupported_kernel: this kernel supports BPF qdiscs"
 elif [ "$(id -u)" != 0 ]; then
 	echo "SKIP cli/unsupported_kernel: needs root to get past the capability check"
 else
-	check unsupported_kernel 1 "this kernel \($(uname -r)\) cannot run BPF qdiscs: it needs CONFIG_NET_SCH_BPF \(Linux ≥ 6.16\)" \
+	# Linux 6.16 or later was built without the option: say only that (issue 38.14).
+	rel=$(uname -r | sed 's/^\([0-9]*\)\.\([0-9]*\).*/\1 \2/')
+	if [ "${rel% *}" -gt 6 ] || { [ "${rel% *}" = 6 ] && [ "${rel#* }" -ge 16 ]; }; then
+		why="was built without CONFIG_NET_SCH_BPF$"
+	else
+		why="needs CONFIG_NET_SCH_BPF \(Linux ≥ 6.16\)"
+	fi
+	check unsupported_kernel 1 "this kernel \($(uname -r)\) cannot run BPF qdiscs: it $why" \
 		"$BQ" load fifo
+	# stats refuses as list does, rather than print nothing and exit 0.
+	check unsupported_kernel_stats 1 "this kernel \($(uname -r)\) cannot run BPF qdiscs" "$BQ" stats
+	check unsupported_kernel_list 1 "this kernel \($(uname -r)\) cannot run BPF qdiscs" "$BQ" list
 fi

@@ -49,7 +49,9 @@ fi
 
 # The framework in -dev, nothing else of the install there.
 dev=$(files "$DEV" | grep -v '^usr/share/doc/bpfqdisc-dev/')
-stray=$(printf '%s\n' "$dev" | grep -v '^usr/include/\|^usr/lib/pkgconfig/bpfqdisc\.pc$')
+stray=$(printf '%s\n' "$dev" | grep -v '^usr/include/\|^usr/lib/pkgconfig/bpfqdisc\.pc$' |
+	grep -v '^usr/lib/[^/]*/\(libbpfqdisc\.so\|libbpfqdisc\.a\|pkgconfig/libbpfqdisc\.pc\)$' |
+	grep -v '^usr/share/man/man3/libbpfqdisc\.3\.gz$')
 if [ -n "$stray" ] || ! printf '%s\n' "$dev" | grep -qx usr/include/bq/core.bpf.h; then
 	fail deb_split "bpfqdisc-dev holds $(oneline "$dev")"
 else
@@ -66,13 +68,15 @@ else
 fi
 
 # Every x86-64 ELF file of the packages stripped (Debian policy 10.1; the BPF
-# objects keep their BTF): no symbol table and no debug sections. lintian
-# says so too, but this names the file, and fails on each build that ships one.
+# objects keep their BTF): no symbol table and no debug sections; the static
+# library, whose symbols a link needs, no debug sections. lintian says so
+# too, but this names the file, and fails on each build that ships one.
 dpkg-deb -x "$DEV" "$T/x"
 unstripped=$(find "$T/x" -type f | while read -r f; do
 	h=$(readelf -h "$f" 2>/dev/null) || continue
 	case $h in *"Machine:"*"X86-64"*) ;; *) continue ;; esac
-	! readelf -S -W "$f" | grep -Eq ' \.(symtab|debug_[a-z]*) ' || printf ' %s' "${f#"$T/x/"}"
+	case $h in *"Type:"*"REL "*) sections='debug_[a-z]*' ;; *) sections='symtab|debug_[a-z]*' ;; esac
+	! readelf -S -W "$f" | grep -Eq " \\.($sections) " || printf ' %s' "${f#"$T/x/"}"
 done)
 elves=$(find "$T/x" -type f -exec sh -c 'readelf -h "$1" 2>/dev/null | grep -q "X86-64"' sh {} \; -print | wc -l)
 if [ -n "$unstripped" ]; then

@@ -32,6 +32,13 @@ if [ $? = 0 ] && [ -f "$W/myq.bpf.c" ] && grep -q 'BQ_QDISC_OPS(myq,' "$W/myq.bp
 else
 	fail new_writes "bpfqdisc new myq: $(oneline "$out")"
 fi
+# Its build line, printed and in the file, names the compiler make deps
+# installs: Debian's clang-19 provides no clang (issue 38.9).
+if printf '%s\n' "$out" | grep -q '^  clang-19 -target bpf ' && grep -q '[*]	clang-19 -target bpf ' "$W/myq.bpf.c"; then
+	pass new_clang19
+else
+	fail new_clang19 "bpfqdisc new myq said '$(oneline "$out")'; the file: $(oneline "$(grep -- '-target bpf' "$W/myq.bpf.c")")"
+fi
 
 check_new() { # name expected_exit regex args...
 	name=$1 code=$2 re=$3
@@ -58,6 +65,8 @@ check_new new_builtin 2 "bad qdisc name 'fifo': a built-in kind has that name" f
 check_new new_param 2 "bad qdisc name 'quantum': a parameter has that name" quantum
 check_new new_bad_char 2 "bad qdisc name 'my-q': expected a lowercase letter" my-q
 check_new new_upper 2 "bad qdisc name 'Myq'" Myq
+# load's name rules (issue 38.10): hbm and digits are hbm's pin directories.
+check_new new_hbm_digits 2 "bad qdisc name 'hbm1'" hbm1
 check_new new_path 2 "bad qdisc name '../x'" ../x
 check_new new_long 2 "bad qdisc name 'abcdefghijkl': expected 1 to 11 characters" abcdefghijkl
 check_new new_empty 2 "bad qdisc name '': expected 1 to 11" ""

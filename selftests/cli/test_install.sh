@@ -29,6 +29,8 @@ MAN=$D$PREFIX/share/man/man8/bpfqdisc.8
 HBMMAN=$D$PREFIX/share/man/man8/hbm.8
 COMP=$D$PREFIX/share/bash-completion/completions/bpfqdisc
 UNIT=$D$PREFIX/lib/systemd/system/bpfqdisc@.service
+LIBDIR=$D$PREFIX/lib/$(cc -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)
+MAN3=$D$PREFIX/share/man/man3/libbpfqdisc.3
 
 # Each file with the mode it must have: programs 755, data 644. Also catches
 # a umask leaking through (the unit is generated, not copied).
@@ -39,6 +41,11 @@ expected_files() {
 	echo "$D$PREFIX/sbin/hbm 755"
 	echo "$COMP 644"
 	echo "$UNIT 644"
+	echo "$LIBDIR/libbpfqdisc.so.0 644"
+	echo "$LIBDIR/libbpfqdisc.a 644"
+	echo "$D$PREFIX/include/libbpfqdisc.h 644"
+	echo "$LIBDIR/pkgconfig/libbpfqdisc.pc 644"
+	echo "$MAN3 644"
 	for s in "$TOP"/bpf/*.bpf.c; do
 		b=${s##*/}
 		echo "$OBJDIR/${b%.c}.o 644"
@@ -99,26 +106,42 @@ else
 fi
 
 # tc's plugin where Debian's tc looks (PREFIX=/usr): one library, a link
-# per kind of src/qdiscs.def, each exporting its qdisc_util, and no libbpf
-# (tc has one of its own loaded).
+# per kind of src/lib/qdiscs.def, each exporting its qdisc_util, and no libbpf
+# (tc has one of its own loaded), and it runs no program: no exec*, fork or
+# spawn (it changes parameters through the library, not by running the CLI).
 TCDIR=$D/usr/lib/$MA/tc
 why=
 [ "$(stat -c %a "$TCDIR/q_bpf.so" 2>/dev/null)" = 644 ] || why=" ${TCDIR#"$D"}/q_bpf.so missing or not 644;"
-for k in $(grep ^BQ_QDISC "$TOP/src/qdiscs.def" | cut -d, -f1 | cut -c10-); do
+for k in $(grep ^BQ_QDISC "$TOP/src/lib/qdiscs.def" | cut -d, -f1 | cut -c10-); do
 	[ "$(readlink "$TCDIR/q_bpf_$k.so")" = q_bpf.so ] || why="$why q_bpf_$k.so is no link to q_bpf.so;"
 	nm -D --defined-only "$TCDIR/q_bpf.so" 2>/dev/null | grep -q " bpf_${k}_qdisc_util$" ||
 		why="$why no bpf_${k}_qdisc_util;"
 done
 libbpf=$(nm -D --undefined-only "$TCDIR/q_bpf.so" 2>/dev/null | grep -E ' (bpf|btf|libbpf)_' | tr -s ' ' | cut -d' ' -f3)
 [ -z "$libbpf" ] || why="$why it uses libbpf: $(oneline "$libbpf");"
+runs=$(nm -D --undefined-only "$TCDIR/q_bpf.so" 2>/dev/null | grep -E ' U (exec|fork|vfork|posix_spawn|system@|popen)' |
+	tr -s ' ' | cut -d' ' -f3)
+[ -z "$runs" ] || why="$why it can run programs: $(oneline "$runs");"
 verdict install_tc_plugin "$why"
+
+# libbpfqdisc: the link names its soname, which exports the API alone
+# (bq_*), with libbpf inside it hidden.
+why=
+[ "$(readlink "$LIBDIR/libbpfqdisc.so")" = libbpfqdisc.so.0 ] || why=" libbpfqdisc.so is no link to libbpfqdisc.so.0;"
+readelf -d "$LIBDIR/libbpfqdisc.so.0" 2>/dev/null | grep -q 'SONAME.*\[libbpfqdisc\.so\.0\]' ||
+	why="$why no soname libbpfqdisc.so.0;"
+exported=$(nm -D --defined-only "$LIBDIR/libbpfqdisc.so.0" 2>/dev/null | tr -s ' ' | cut -d' ' -f3)
+others=$(printf '%s\n' "$exported" | grep -v '^bq_')
+[ -n "$exported" ] && [ -z "$others" ] || why="$why exports $(oneline "${others:-nothing}");"
+printf '%s\n' "$exported" | grep -qx bq_qdisc_change || why="$why no bq_qdisc_change;"
+verdict install_lib "$why"
 
 # Man pages: rendered with warnings on, by whichever formatter is here.
 if command -v groff >/dev/null; then
-	out=$(groff -man -Tutf8 -ww -z "$MAN" 2>&1; groff -man -Tutf8 -ww -z "$HBMMAN" 2>&1)
+	out=$(for m in "$MAN" "$HBMMAN" "$MAN3"; do groff -man -Tutf8 -ww -z "$m" 2>&1; done)
 	tool=groff
 elif command -v mandoc >/dev/null; then
-	out=$(mandoc -Tlint -W warning "$MAN" "$HBMMAN" 2>&1)
+	out=$(mandoc -Tlint -W warning "$MAN" "$HBMMAN" "$MAN3" 2>&1)
 	tool=mandoc
 else
 	tool=

@@ -3,7 +3,7 @@
 # keyed by mark always, with two fields (maxlen, a __u32 in bytes that an
 # aggregate without a class takes from the maxlen parameter; tag, a __u64
 # count shown as "none" when 0) and its own counters (pkts, too_long, with
-# the key last in the entry and entry 0 in use). src/class.c knows none of
+# the key last in the entry and entry 0 in use). src/lib/class.c knows none of
 # this but through the descriptor: add, change, del and show (text, JSON)
 # drive it, bad input is refused by its fields' ranges, and its own packets
 # obey its classes. Before classes were a descriptor, class.c looked for

@@ -33,7 +33,8 @@ printf '%s\n' "$show" | jq -e --arg d "$dev" 'map(select(.dev == $d and .kind ==
 	>/dev/null || fail "qdisc show -j with a hostile device name: $show"
 prom=$("$BQ" -n a stats --prometheus)
 lint=$(printf '%s\n' "$prom" | promtool check metrics 2>&1 || true)
-! echo "$lint" | grep -qi "error" || fail "promtool: $lint"
+# Issue 38.13: not a word from promtool, warnings included.
+[ -z "$lint" ] || fail "promtool: $lint"
 n=$(printf '%s\n' "$prom" | grep -c '^bpfqdisc_sent_packets_total{')
 [ "$n" = 2 ] || fail "$n sent_packets_total series for 2 qdiscs: $prom"
 

@@ -37,6 +37,16 @@ HBM_PIDS=
 [ ! -e "$PINS/hbm7" ] || fail "hbm left $PINS/hbm7"
 [ ! -e "$CG/hbm7" ] || fail "hbm left $CG/hbm7"
 
+! grep -q "no options" "$TMPD/hbm.7.err" || fail "hbm -n 7 -r 50 said it had none: $(cat "$TMPD/hbm.7.err")"
+
+# Bare, as the 2019 tool: its default limiter, and it says so (issue 38.15).
+hbm_bg
+grep -q "^hbm: no options: starting the 2019 tool's default limiter, cgroup /hbm1 at 1000 Mbit/s" \
+	"$TMPD/hbm.1.err" || fail "bare hbm said: $(cat "$TMPD/hbm.1.err")"
+kill -TERM $HBM_PID
+wait $HBM_PID || fail "bare hbm exited $? on SIGTERM"
+HBM_PIDS=
+
 # -s and -l: ping over lo in the cgroup is judged, with the stats' names.
 hbm_bg -n 5 -r 50 -l -s -d
 in_cgroup "$CG/hbm5" ping -c 3 -i 0.2 -q 127.0.0.1 >/dev/null ||

@@ -2,12 +2,12 @@
 # framework (selftests/bpf/plain_fifo.bpf.c, a minimal FIFO): registered,
 # its link and object pinned; tc makes a qdisc of it that carries traffic;
 # list shows it with tc's counters; the commands that need the framework's
-# tables say it has none; unload refuses while it is live, and then leaves
-# nothing pinned.
+# tables say it has none; unload refuses while it is live, in any network
+# namespace, and then leaves nothing pinned.
 . "$(dirname "$0")/lib.sh"
 PINS=/sys/fs/bpf/bpfqdisc
 W=$(mktemp -d)
-trap 'rm -rf "$W"' EXIT
+trap 'umount "$W/ns/net" "$W/ns" 2>/dev/null; rm -rf "$W"' EXIT
 cp "$TOP/.output/plain_fifo.bpf.o" "$W/"
 cd "$W"
 
@@ -36,7 +36,18 @@ expect_err 1 "$none" "$BQ" params plainfifo
 expect ip -n a link add d0 type dummy
 expect_err 1 "$none" "$BQ" -n a qdisc add dev d0 root bpf_plainfifo
 
-expect_err 1 "bpf_plainfifo has 1 live qdisc\(s\) in this network namespace" "$BQ" -n a unload plainfifo
+expect_err 1 "bpf_plainfifo has 1 live qdisc\(s\) \(1 in this network namespace\)" "$BQ" -n a unload plainfifo
+# Issue 38.3: from another network namespace (the initial one) too, and
+# with one more in a namespace that has no name in /run/netns and no
+# process: a bind mount of it elsewhere alone keeps it.
+expect_err 1 "bpf_plainfifo has 1 live qdisc\(s\) \(0 in this network namespace\)" "$BQ" unload plainfifo
+mkdir "$W/ns"
+expect mount --bind "$W/ns" "$W/ns"
+expect mount --make-private "$W/ns"
+touch "$W/ns/net"
+expect unshare --net="$W/ns/net" dash -c 'ip link add d1 type dummy && tc qdisc add dev d1 root bpf_plainfifo'
+expect_err 1 "bpf_plainfifo has 2 live qdisc\(s\) \(0 in this network namespace\)" "$BQ" unload plainfifo
+expect nsenter --net="$W/ns/net" tc qdisc del dev d1 root
 expect ip netns exec a tc qdisc del dev va root
 expect "$BQ" -n a unload plainfifo
 [ ! -e $PINS/plainfifo ] || fail "left pinned: $(ls $PINS/plainfifo)"

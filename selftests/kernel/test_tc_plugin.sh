@@ -84,4 +84,17 @@ for verb in add change; do
 		fail "an unprivileged user's tc qdisc $verb with the plugin succeeded"
 done
 [ "$("$BQ" list)" = "$before" ] || fail "the unprivileged tries left: $("$BQ" list)"
+
+# A built-in kind not loaded (issue 38.14): the CLI's words, which say what
+# to run, not only the kernel's "Specified qdisc kind is unknown.", with
+# parameters or without.
+expect "$BQ" unload fq
+cli=$("$BQ" qdisc add dev tp0 root bpf_fq quantum 3028 2>&1 >/dev/null) && fail "the CLI added bpf_fq unloaded"
+echo "$cli" | grep -q "bpfqdisc load fq" || fail "the CLI said '$cli' for bpf_fq unloaded"
+for opts in "quantum 3028" ""; do
+	# shellcheck disable=SC2086
+	err=$(tc qdisc add dev tp0 root bpf_fq $opts 2>&1 >/dev/null) && fail "tc added bpf_fq unloaded"
+	[ "$err" = "$cli" ] || fail "tc qdisc add ... bpf_fq $opts said '$err', the CLI '$cli'"
+done
+want noqueue
 exit 0

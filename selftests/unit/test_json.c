@@ -79,11 +79,46 @@ static void text_escapes(void)
 	EXPECT(!strcmp(bq_text_str("\033\033", small, sizeof(small)), "\\033"), "%s", small);
 }
 
+/*
+ * The kinds' own statistics as Prometheus names them (issue 38.13): base
+ * units, a counter's _total once, and the values of seconds divided.
+ */
+static void prom_names(void)
+{
+	static const struct { const char *kind, *stat, *name; unsigned long long per_unit; } cases[] = {
+		{ "fq", "unthrottle_latency_ns", "fq_unthrottle_latency_seconds", 1000000000 },
+		{ "fq", "gc_flows", "fq_gc_flows_total", 1 },
+		{ "fq", "flows", "fq_flows", 1 },
+		{ "fq_codel", "new_flow_count", "fq_codel_new_flow_total", 1 },
+		{ "fq_codel", "memory_used", "fq_codel_memory_used_bytes", 1 },
+		{ "fq_codel", "maxpacket", "fq_codel_maxpacket_bytes", 1 },
+		{ "hbm", "rate_bytes_per_second", "hbm_rate_bytes_per_second", 1 },
+	};
+	char name[64];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct bq_kind *k = bq_kind_find(cases[i].kind);
+		const struct bq_kind_meta *m = k ? bq_kind_meta(k) : NULL;
+		size_t x = 0;
+
+		while (m && x < m->nxstats && strcmp(m->xstats[x].name, cases[i].stat))
+			x++;
+		if (!m || x == m->nxstats) {
+			EXPECT(0, "%s has no statistic %s", cases[i].kind, cases[i].stat);
+			continue;
+		}
+		EXPECT(bq_prom_xstat_name(k, &m->xstats[x], name, sizeof(name)) == cases[i].per_unit &&
+		       !strcmp(name, cases[i].name), "%s's %s: %s, expected %s", cases[i].kind,
+		       cases[i].stat, name, cases[i].name);
+	}
+}
+
 int main(void)
 {
 	unit_file = "json";
 	RUN(json_escapes);
 	RUN(prom_escapes);
 	RUN(text_escapes);
+	RUN(prom_names);
 	return unit_failed;
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The tc plugin that bpfqdisc load PATH writes (src/tcplugin.c): for kind
+ * The tc plugin that bpfqdisc load PATH writes (src/lib/tcplugin.c): for kind
  * names of 1 and of 11 characters, dlopen finds <kind>_qdisc_util with
  * its id and not the placeholder, every dynamic symbol is still found
  * through the rebuilt System V hash, and the kind's object follows; a

@@ -2,6 +2,7 @@
 /* Parameter parsing: tc's units, ranges, and everything that must be refused. */
 #include <stdbool.h>
 #include <string.h>
+#include <errno.h>
 #include "lib.h"
 #include "unit.h"
 
@@ -182,10 +183,10 @@ static void param_sets(void)
 	set.given = 0;
 	EXPECT(bq_params_apply(&set, 2, rate_only) == 0 && set.given == 1U << 1,
 	       "given: exactly the parameter named (0x%x)", set.given);
-	EXPECT(bq_params_apply(&set, 2, unknown) == BQ_EXIT_USAGE, "unknown name");
-	EXPECT(bq_params_apply(&set, 2, range) == BQ_EXIT_USAGE, "below min");
-	EXPECT(bq_params_apply(&set, 2, big) == BQ_EXIT_USAGE, "above max");
-	EXPECT(bq_params_apply(&set, 1, novalue) == BQ_EXIT_USAGE, "missing value");
+	EXPECT(bq_params_apply(&set, 2, unknown) == -EINVAL, "unknown name");
+	EXPECT(bq_params_apply(&set, 2, range) == -EINVAL, "below min");
+	EXPECT(bq_params_apply(&set, 2, big) == -EINVAL, "above max");
+	EXPECT(bq_params_apply(&set, 1, novalue) == -EINVAL, "missing value");
 	EXPECT(set.val.v[0] == 50, "a refused change leaves the value");
 }
 
@@ -252,8 +253,32 @@ static void tc_refused(void)
 	struct bq_param_set set;
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-		EXPECT(tc_apply(cases[i][0], &set, cases[i][2] ? 2 : 1, cases[i] + 1) == BQ_EXIT_USAGE,
+		EXPECT(tc_apply(cases[i][0], &set, cases[i][2] ? 2 : 1, cases[i] + 1) == -EINVAL,
 		       "%s %s %s accepted", cases[i][0], cases[i][1], cases[i][2] ? cases[i][2] : "");
+}
+
+/*
+ * A default of auto is one no one can give (.init refuses it): refused
+ * with why, and bpfqdisc params shows it and a range without a maximum
+ * apart from values, not as "auto" nor "0bit..auto".
+ */
+static void auto_values(void)
+{
+	static const struct bq_param_desc quantum = { "quantum", BQ_UNIT_BYTES, BQ_AUTO, 256, 1 << 20 };
+	static const struct bq_param_desc maxrate = { "maxrate", BQ_UNIT_RATE, 0, 0, BQ_AUTO };
+	char *given[] = { "quantum", "auto" };
+	struct bq_param_set set;
+	char b[64];
+
+	EXPECT(tc_apply("fq", &set, 2, given) == -EINVAL, "fq quantum auto accepted");
+	EXPECT(strstr(bq_last_error(), "auto is its built-in default") &&
+	       strstr(bq_last_error(), "cannot be given (leave quantum out)"),
+	       "quantum auto refused with '%s'", bq_last_error());
+	EXPECT(!strcmp(bq_format_default(&quantum, b, sizeof(b)), "(auto)"), "auto default: %s", b);
+	EXPECT(!strcmp(bq_format_default(&maxrate, b, sizeof(b)), "0bit"), "maxrate default: %s", b);
+	EXPECT(!strcmp(bq_format_range(&quantum, b, sizeof(b)), "256b..1048576b"), "quantum range: %s", b);
+	EXPECT(!strcmp(bq_format_range(&maxrate, b, sizeof(b)), "0bit.. (no maximum)"),
+	       "maxrate range: %s", b);
 }
 
 int main(void)
@@ -267,5 +292,6 @@ int main(void)
 	RUN(param_sets);
 	RUN(tc_grammar);
 	RUN(tc_refused);
+	RUN(auto_values);
 	return unit_failed;
 }

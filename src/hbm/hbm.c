@@ -119,6 +119,7 @@ static void usage(FILE *f)
 		"  --nic-rate M  its capacity in Mbit/s (default: its link speed)\n"
 		"  --netns NAME  the network namespace of --nic (as ip netns)\n"
 		"  -h            this help\n"
+		"  --version     hbm's version (bpfqdisc's)\n"
 		"  --object FILE a BPF object file with a cgroup_skb/egress program and the\n"
 		"                maps of include/hbm.h, owned by hbm's user (root) and\n"
 		"                writable by no one else\n"
@@ -149,7 +150,7 @@ static int parse_long(const char *s, long min, long max, long *out)
 }
 
 enum { OPT_NO_CN = 256, OPT_EDT, OPT_KEEP, OPT_REMOVE, OPT_NIC, OPT_NIC_RATE, OPT_NETNS,
-       OPT_OBJECT };
+       OPT_OBJECT, OPT_VERSION };
 
 static int parse_opts(int argc, char **argv, struct opts *o)
 {
@@ -164,6 +165,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "netns", required_argument, NULL, OPT_NETNS },
 		{ "object", required_argument, NULL, OPT_OBJECT },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, OPT_VERSION },
 		{}
 	};
 	long v;
@@ -187,6 +189,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case OPT_NETNS: o->netns = optarg; break;
 		case OPT_OBJECT: o->object = optarg; break;
 		case 'h': usage(stdout); exit(BQ_EXIT_OK);
+		case OPT_VERSION: printf("hbm %s (bpfqdisc)\n", BQ_VERSION); exit(BQ_EXIT_OK);
 		case 'n':
 			if (parse_long(optarg, 0, MAX_ID, &v)) {
 				bq_err("-n takes an id from 0 to %d, not '%s'", MAX_ID, optarg);
@@ -872,14 +875,18 @@ int main(int argc, char **argv)
 	struct opts o;
 	int err;
 
-	bq_prog_name = "hbm";
+	bq_print_to_stderr("hbm");
 	err = parse_opts(argc, argv, &o);
 	if (err)
-		return err;
+		return bq_exit_code(err);
 	libbpf_verbose = o.debug;
 	libbpf_set_print(libbpf_print);
 	if (o.remove)
-		return remove_kept(&o);
+		return bq_exit_code(remove_kept(&o));
+	/* As the 2019 tool did; who ran it bare may not have meant to limit anything. */
+	if (argc == 1)
+		bq_warn("no options: starting the 2019 tool's default limiter, cgroup /hbm%d at %d Mbit/s "
+			"until a signal (hbm -h lists the options)", o.id, DEFAULT_RATE_MBPS);
 
 	r.cfg.rate = mbps_to_bytes(o.rate_mbps);
 	r.cfg.flags = (o.loopback ? HBM_F_LOOPBACK : 0) | (o.no_cn ? HBM_F_NO_CN : 0) |
@@ -900,5 +907,5 @@ int main(int argc, char **argv)
 			err = keep_limit(&r);
 	}
 	cleanup(&r, o.keep && !err, o.id);
-	return err;
+	return bq_exit_code(err);
 }

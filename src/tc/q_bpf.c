@@ -3,41 +3,41 @@
  * tc's plugin for the kinds of bpfqdisc: tc loads q_bpf_KIND.so (a link to
  * this one library) from TC_LIB_DIR or its own directory and calls
  * bpf_KIND_qdisc_util.parse_qopt with the words after the kind. They are
- * parsed as `bpfqdisc qdisc add` parses them (units.c, the kind's table
- * read from its embedded object by meta.c) and sent in TCA_OPTIONS as a
- * struct bq_options, which the qdisc's .init checks again.
+ * parsed as `bpfqdisc qdisc add` parses them (libbpfqdisc: units.c, the
+ * kind's table read from its embedded object by meta.c) and sent in
+ * TCA_OPTIONS as a struct bq_options, which the qdisc's .init checks again.
  *
  * A BPF qdisc has no .change: the kernel refuses options for a qdisc
  * that exists ("Change operation not supported"), which is what tc qdisc
  * change and a replace onto a qdisc of the same kind ask. For those the
- * plugin has `bpfqdisc qdisc change` change the parameters in the kind's
- * maps, the one code that does (its locks, checks and messages), and sends
- * the kernel the request without options, which it accepts as it is.
+ * plugin changes the parameters in the kind's maps through the library,
+ * as `bpfqdisc qdisc change` does (its checks, lock and messages), and
+ * sends the kernel the request without options, which it accepts as it is.
  *
  * Built with BQ_TC_TEMPLATE, it is the template of the plugin that
- * bpfqdisc load PATH writes for a kind from a file (src/tcplugin.c).
+ * bpfqdisc load PATH writes for a kind from a file (src/lib/tcplugin.c).
  *
- * tc has a libbpf of its own loaded: nothing here may use libbpf, and
- * only the qdisc_util symbols are exported (-fvisibility=hidden), so that
- * tc's symbols never replace ours or ours tc's.
+ * tc has a libbpf of its own loaded: what the plugin takes of libbpfqdisc
+ * uses none (the Makefile checks), and only the qdisc_util symbols are
+ * exported (-fvisibility=hidden, --exclude-libs), so that tc's symbols
+ * never replace ours or ours tc's.
  */
-#define _GNU_SOURCE	/* dladdr, setns */
+#define _GNU_SOURCE	/* dladdr */
 #include <dlfcn.h>
 #include <net/if.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
-#include <sys/wait.h>
 #include <linux/magic.h>
 #include <linux/netlink.h>
 #include <linux/pkt_sched.h>
 #include <linux/rtnetlink.h>
 #include "lib.h"
+#include "pindir.h"
 
 /* iproute2 6.1's tc/tc_util.h: tc reads these fields. */
 struct rtattr;
@@ -60,6 +60,21 @@ int addattr_l(struct nlmsghdr *n, int maxlen, int type, const void *data, int al
 /* What tc's request may grow to: tc's own plugins use the same bound. */
 #define TC_REQ_MAX	1024
 
+/*
+ * Whether this process sees bpfqdisc's pins, which then say whether the
+ * kind is loaded. A plain user does not (they are root's, 0700), nor does
+ * ip netns exec, whose sysfs hides /sys/fs/bpf: the kernel says for them.
+ */
+static bool sees_pins(void)
+{
+	struct statfs fs;
+
+	if (statfs("/sys/fs/bpf", &fs) || fs.f_type != BPF_FS_MAGIC)
+		return false;
+	return !access(BQ_PIN_ROOT, X_OK) || errno == ENOENT;
+}
+
+#ifdef BQ_TC_TEMPLATE
 /* This library's file, as tc found it. */
 static const char *own_file(void)
 {
@@ -68,10 +83,9 @@ static const char *own_file(void)
 	return dladdr((void *)own_file, &info) ? info.dli_fname : NULL;
 }
 
-#ifdef BQ_TC_TEMPLATE
 /*
  * The plugin of a kind loaded from a file, which bpfqdisc load writes from
- * this template (src/tcplugin.c): the kind's name over the placeholders,
+ * this template (src/lib/tcplugin.c): the kind's name over the placeholders,
  * and what it knows of the kind appended to the file.
  */
 static char kind_id[BQ_KIND_LEN] __attribute__((section(BQ_TC_KIND_SECTION))) = BQ_TC_PLACEHOLDER;
@@ -102,24 +116,9 @@ static const struct bq_object_hdr *appended(const struct bq_tc_trailer **trailer
 	}
 	if (fd >= 0)
 		close(fd);
-	t.cli[sizeof(t.cli) - 1] = '\0';
 	if (h)
 		h->path[sizeof(h->path) - 1] = '\0';
 	return h;
-}
-
-/*
- * Whether this process sees bpfqdisc's pins, which then say whether the
- * kind is loaded. A plain user does not (they are root's, 0700), nor does
- * ip netns exec, whose sysfs hides /sys/fs/bpf: the kernel says for them.
- */
-static bool sees_pins(void)
-{
-	struct statfs fs;
-
-	if (statfs("/sys/fs/bpf", &fs) || fs.f_type != BPF_FS_MAGIC)
-		return false;
-	return !access(BQ_PIN_ROOT, X_OK) || errno == ENOENT;
 }
 
 /* The kind, from its pins or else from what load appended; NULL (said) if neither. */
@@ -143,14 +142,6 @@ static const struct bq_kind *plugin_kind(const struct qdisc_util *qu)
 	return k;
 }
 
-/* The bpfqdisc that wrote this plugin, else the one in PATH. */
-static void cli_path(char *buf, size_t len)
-{
-	const struct bq_tc_trailer *t;
-
-	appended(&t);
-	snprintf(buf, len, "%s", t->cli[0] && !access(t->cli, X_OK) ? t->cli : "bpfqdisc");
-}
 #else
 static const struct bq_kind *plugin_kind(const struct qdisc_util *qu)
 {
@@ -161,88 +152,57 @@ static const struct bq_kind *plugin_kind(const struct qdisc_util *qu)
 	return k;
 }
 
-/* The CLI beside the library in a build tree (bin/tc/../bpfqdisc), else from PATH. */
-static void cli_path(char *buf, size_t len)
-{
-	const char *file = own_file(), *slash = file ? strrchr(file, '/') : NULL;
-
-	if (slash) {
-		snprintf(buf, len, "%.*s/../bpfqdisc", (int)(slash - file), file);
-		if (!access(buf, X_OK))
-			return;
-	}
-	snprintf(buf, len, "bpfqdisc");
-}
 #endif
 
 /*
  * ip netns exec and tc -n mount a sysfs of the netns over /sys, which
- * hides the pins under /sys/fs/bpf: the CLI then looks in the mount
- * namespace of pid 1, the system's (a container's own), where they were
- * made, and stays in tc's netns. If it cannot, it says the kind is not
- * loaded.
+ * hides the pins under /sys/fs/bpf: they are still where the system made
+ * them, in the mount namespace of pid 1 (a container's own), which root
+ * reaches through /proc/1/root. Either way the directory must be ours and
+ * no one else's to write, as the CLI checks it.
  */
-static void see_pins(void)
+static int find_pins(void)
 {
-	int fd;
+	char why[512];
+	struct stat st;
 
-	if (!access(BQ_PIN_ROOT, F_OK))
-		return;
-	fd = open("/proc/1/ns/mnt", O_RDONLY | O_CLOEXEC);
-	if (fd >= 0 && setns(fd, CLONE_NEWNS))
-		bq_err("cannot enter the mount namespace of /sys/fs/bpf: %s", strerror(errno));
-	if (fd >= 0)
-		close(fd);
+	if (!sees_pins())
+		bq_pin_root = "/proc/1/root" BQ_PIN_ROOT_DEFAULT;
+	if (lstat(BQ_PIN_ROOT, &st))
+		return bq_error(-errno, "cannot see bpfqdisc's pins at %s: %s", BQ_PIN_ROOT,
+				strerror(errno));
+	if (bq_check_owner(BQ_PIN_ROOT, &st, why, sizeof(why)))
+		return bq_error(-EPERM, "%s", why);
+	return 0;
+}
+
+/*
+ * Whether kind k is registered, where this process can tell, in the CLI's
+ * words if not: the kernel says only "Specified qdisc kind is unknown."
+ * A plain user cannot see the pins, and the kernel answers them.
+ */
+static int require_loaded(const struct bq_kind *k)
+{
+	if (sees_pins())
+		return bq_require_loaded(k);
+	if (access("/proc/1/root" BQ_PIN_ROOT_DEFAULT, X_OK))
+		return 0;
+	return find_pins() ?: bq_require_loaded(k);
 }
 
 /* bpfqdisc qdisc change, for the qdisc of tc's request t on dev: 0 or -1. */
-static int run_change(const struct bq_kind *k, const struct tcmsg *t, const char *dev,
-		      int argc, char **argv)
+static int change(const struct bq_kind *k, const struct tcmsg *t, const char *dev, int argc,
+		  char **argv)
 {
-	char path[4096], parent[16], handle[16], *args[16 + 2 * BQ_MAX_PARAMS + 2];
-	int n = 0, status;
-	pid_t pid;
+	struct bq_qdisc_req r = {
+		.dev = dev, .ifindex = if_nametoindex(dev), .kind = k,
+		.parent = t->tcm_parent ?: TC_H_ROOT, .handle = t->tcm_handle,
+		.nparams = argc, .params = argv,
+	};
+	int err = bq_check_caps(BQ_NEED_LOAD) ?: find_pins() ?: bq_require_loaded(k) ?:
+		  bq_qdisc_change_req(&r);
 
-	if (argc > 2 * BQ_MAX_PARAMS + 2) {
-		bq_err("too many words for %s", k->kind);
-		return -1;
-	}
-	cli_path(path, sizeof(path));
-	args[n++] = "bpfqdisc";
-	args[n++] = "qdisc";
-	args[n++] = "change";
-	args[n++] = "dev";
-	args[n++] = (char *)dev;
-	if (t->tcm_parent == TC_H_ROOT) {
-		args[n++] = "root";
-	} else if (t->tcm_parent) {
-		snprintf(parent, sizeof(parent), "%x:%x", TC_H_MAJ(t->tcm_parent) >> 16,
-			 TC_H_MIN(t->tcm_parent));
-		args[n++] = "parent";
-		args[n++] = parent;
-	}
-	if (t->tcm_handle) {
-		snprintf(handle, sizeof(handle), "%x:", TC_H_MAJ(t->tcm_handle) >> 16);
-		args[n++] = "handle";
-		args[n++] = handle;
-	}
-	args[n++] = (char *)k->kind;
-	memcpy(args + n, argv, argc * sizeof(*argv));
-	args[n + argc] = NULL;
-	pid = fork();
-	if (pid < 0) {
-		bq_err("cannot run %s to change %s: %s", path, k->kind, strerror(errno));
-		return -1;
-	}
-	if (!pid) {
-		see_pins();
-		execvp(path, args);
-		bq_err("cannot run %s to change %s: %s", path, k->kind, strerror(errno));
-		_exit(BQ_EXIT_FAIL);
-	}
-	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status))
-		return -1;	/* bpfqdisc said why */
-	return 0;
+	return err ? -1 : 0;
 }
 
 /*
@@ -266,10 +226,13 @@ static bool changes_existing(const struct bq_kind *k, const struct nlmsghdr *n, 
 static int parse_qopt(struct qdisc_util *qu, int argc, char **argv, struct nlmsghdr *n,
 		      const char *dev)
 {
-	const struct bq_kind *k = plugin_kind(qu);
+	const struct bq_kind *k;
 	struct bq_param_set set;
 	struct bq_options o;
 
+	bq_print_to_stderr("bpfqdisc");
+	bq_kinds_discover();
+	k = plugin_kind(qu);
 	if (!k)
 		return -1;
 	if (bq_kind_params(k, &set))
@@ -280,11 +243,16 @@ static int parse_qopt(struct qdisc_util *qu, int argc, char **argv, struct nlmsg
 	}
 	if (bq_params_apply(&set, argc, argv))
 		return -1;
-	/* No options: the kind's defaults (.init gets no opt). */
-	if (n->nlmsg_type == RTM_DELQDISC || !set.given)
+	if (n->nlmsg_type == RTM_DELQDISC)
 		return 0;
+	/* A live qdisc needs no registered kind, but a change of its parameters the maps. */
 	if (changes_existing(k, n, dev))
-		return run_change(k, NLMSG_DATA(n), dev, argc, argv);
+		return set.given ? change(k, NLMSG_DATA(n), dev, argc, argv) : 0;
+	if (require_loaded(k))
+		return -1;
+	/* No options: the kind's defaults (.init gets no opt). */
+	if (!set.given)
+		return 0;
 	bq_params_options(&set, &o);
 	return addattr_l(n, TC_REQ_MAX, TCA_OPTIONS, &o, sizeof(o)) ? -1 : 0;
 }
@@ -299,10 +267,14 @@ void print_string_name_value(const char *name, const char *value);
  */
 static int print_qopt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 {
-	const struct bq_kind *k = bq_kind_find(qu->id);
+	const struct bq_kind *k;
 	struct bq_param_set set;
 	struct bq_options o;
 	char buf[64];
+
+	bq_print_to_stderr("bpfqdisc");
+	bq_kinds_discover();
+	k = bq_kind_find(qu->id);
 
 	if (!opt || RTA_PAYLOAD(opt) != sizeof(o))
 		return 0;

@@ -8,9 +8,14 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <linux/types.h>
+#include <linux/pkt_sched.h>	/* TC_H_ROOT */
 #include "bpfqdisc.h"
+#include "libbpfqdisc.h"
 
-#define BQ_PIN_ROOT "/sys/fs/bpf/bpfqdisc"
+#define BQ_PIN_ROOT_DEFAULT "/sys/fs/bpf/bpfqdisc"
+/* Where the pins are: BQ_PIN_ROOT_DEFAULT, unless a front end saw them elsewhere. */
+extern const char *bq_pin_root;
+#define BQ_PIN_ROOT bq_pin_root
 
 /* Exit codes, as the CLIs use them. */
 enum { BQ_EXIT_OK = 0, BQ_EXIT_FAIL = 1, BQ_EXIT_USAGE = 2 };
@@ -33,31 +38,37 @@ extern const size_t bq_nbuiltin;
 extern size_t bq_nkinds;
 #define BQ_MAX_LOADED	32
 
-/* NULL when unknown; accepts "fifo" and "bpf_fifo". Discovers loaded kinds. */
+/* --- the registry (kinds.c; the built-in kinds: qdiscs.c) --- */
+/* NULL when unknown; accepts "fifo" and "bpf_fifo". Known loaded kinds: bq_kinds_discover(). */
 const struct bq_kind *bq_kind_find(const char *name);
 /* A built-in kind of that name, or NULL. */
 const struct bq_kind *bq_kind_builtin(const char *name);
 
-/* --- kinds loaded from object files (objkind.c) --- */
-/* The value of a kind's pinned bq_object map: this, then the object's bytes. */
-struct bq_object_hdr {
-	char path[256];
-};
+/* The kind called name, into *k: 0, or -EINVAL saying which are known. */
+int bq_kind_lookup(const char *name, const struct bq_kind **k);
 /* Adds the kinds pinned by earlier loads of files to bq_kinds (once). */
 void bq_kinds_discover(void);
 /* Adds kind bpf_NAME of object elf (sz bytes), loaded from path. NULL if full. */
 const struct bq_kind *bq_kinds_add(const char *name, const char *path, const void *elf,
 				   size_t sz, bool plain);
-/* The kind of the object file at path (objload.c), checked, in bq_kinds but
- * not loaded; NULL with *exit_code set (said) if it cannot be one. */
-const struct bq_kind *bq_kind_from_file(const char *path, int *exit_code);
 /* Whether NAME suits bpf_NAME, a loaded kind: [a-z0-9_], fits a qdisc's id. */
 bool bq_kind_name_ok(const char *name);
-/* The kind's object: its bytes, *sz set. */
-const void *bq_kind_elf(const struct bq_kind *k, size_t *sz);
+/* "fifo, fq" into buf, for error messages. */
+const char *bq_kind_names(char *buf, size_t len);
+
+/* --- kinds loaded from object files (objload.c, objkind.c) --- */
+/* The kind of the object file at path (objload.c), checked, in bq_kinds but
+ * not loaded, into *k; 0 or -errno. */
+int bq_kind_from_file(const char *path, const struct bq_kind **k);
+/* The value of a kind's pinned bq_object map: this, then the object's bytes. */
+struct bq_object_hdr {
+	char path[256];
+};
 /* A loaded kind's header and object, as pinned (bq_object) and in its tc
  * plugin: malloc'd, *sz set; NULL if out of memory. */
 struct bq_object_hdr *bq_object_value(const struct bq_kind *k, size_t *sz);
+/* The object pinned at path: its header and bytes, malloc'd; NULL if none. */
+struct bq_object_hdr *bq_object_read(const char *path, size_t *sz);
 
 /*
  * --- tc plugins of kinds loaded from files (tcplugin.c) ---
@@ -69,7 +80,6 @@ struct bq_object_hdr *bq_object_value(const struct bq_kind *k, size_t *sz);
 #define BQ_TC_PLACEHOLDER	"bpf_XXXXXXXXXXX"	/* BQ_KIND_LEN - 1 characters */
 #define BQ_TC_KIND_SECTION	".bq_tc_kind"		/* its id: char[BQ_KIND_LEN] */
 struct bq_tc_trailer {
-	char cli[256];		/* the bpfqdisc that wrote it, for tc qdisc change */
 	__u64 size;		/* of the bq_object value before it */
 	char magic[8];
 };
@@ -86,8 +96,6 @@ int bq_tc_plugin_stage(const struct bq_kind *k, struct bq_tc_plugin *p);
 int bq_tc_plugin_commit(struct bq_tc_plugin *p, bool loaded);
 /* Removes the plugin of k, an unloaded kind from a file, if there is one. */
 void bq_tc_plugin_remove(const struct bq_kind *k);
-/* "fifo, fq" into buf, for error messages. */
-const char *bq_kind_names(char *buf, size_t len);
 
 /* --- output (json.c) --- */
 /* s as a JSON string, quoted and escaped; invalid UTF-8 becomes U+FFFD. */
@@ -98,14 +106,20 @@ void bq_prom_label(FILE *f, const char *s);
 const char *bq_text_str(const char *s, char *buf, size_t len);
 #define BQ_TEXT_LEN(n)	(4 * (n) + 1)
 
-/* Prints "bpfqdisc: <message>" on stderr. */
-/* The name bq_err puts first: "bpfqdisc", or the tool's. */
-extern const char *bq_prog_name;
+/* --- errors (error.c; bq_last_error(), bq_set_print(): libbpfqdisc.h) --- */
+/* Records an error message (and hands it to the print function, if any). */
 void bq_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* -n NAME: enter network namespace NAME (/run/netns/NAME, or a path), as
- * ip -n does: only the network namespace changes, /sys/fs/bpf stays
- * visible. 0, or prints and returns BQ_EXIT_USAGE / BQ_EXIT_FAIL. */
-int bq_enter_netns(const char *name);
+/* bq_err(), returning err (a -errno; -EIO if it is not negative). */
+int bq_error(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* bq_err(), for input that is wrong: returns -EINVAL. */
+int bq_invalid(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A warning, for the print function only. */
+void bq_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A front end's exit code for err: 0, BQ_EXIT_USAGE if the last error was
+ * bq_invalid()'s, else BQ_EXIT_FAIL (a positive err, an exit code already, as is). */
+int bq_exit_code(int err);
+/* Errors and warnings on stderr, as "prog: message". */
+void bq_print_to_stderr(const char *prog);
 
 /* --- environment (sys.c) --- */
 /* libbpf's messages off unless LIBBPF_LOG is set: before any libbpf call. */
@@ -117,8 +131,11 @@ void bq_quiet_libbpf(void);
  */
 void bq_stop_at(const char *where);
 enum bq_need { BQ_NEED_LOAD, BQ_NEED_READ };
-/* Each returns 0 or prints the problem and returns BQ_EXIT_FAIL. */
+/* Each returns 0 or -errno (said). */
 int bq_check_caps(enum bq_need need);
+/* What every command on kinds and qdiscs needs first: the privileges,
+ * the kernel, bpffs; then tidies what no qdisc uses any more (api.c). */
+int bq_prepare(enum bq_need need);
 int bq_check_kernel(void);
 int bq_ensure_bpffs(void);
 __u64 bq_self_netns_cookie(void);
@@ -131,8 +148,12 @@ int bq_parse_value(enum bq_unit unit, const char *text, __u64 *out, const char *
 /* Formats v in unit's natural form ("200mbit", "10ms"). */
 const char *bq_format_value(enum bq_unit unit, __u64 v, char *buf, size_t len);
 const char *bq_unit_name(enum bq_unit unit);
-/* tc's handle syntax, "1:" or "1:2" in hex. 0 or -EINVAL. */
-int bq_parse_handle(const char *text, __u32 *out);
+/* A parameter's default as bpfqdisc params shows it: "(auto)" for BQ_AUTO,
+ * which each qdisc works out from its device. */
+const char *bq_format_default(const struct bq_param_desc *d, char *buf, size_t len);
+/* Its range: "MIN..MAX", or "MIN.. (no maximum)" where max is BQ_AUTO,
+ * the table's "no maximum" (a value nobody can give). */
+const char *bq_format_range(const struct bq_param_desc *d, char *buf, size_t len);
 
 struct bq_param_set {
 	const struct bq_param_desc *desc;	/* the kind's table */
@@ -143,7 +164,7 @@ struct bq_param_set {
 };
 /*
  * Applies "name value" pairs from argv over set->val. Returns 0, or
- * BQ_EXIT_USAGE after printing what is wrong.
+ * -EINVAL, with what is wrong.
  */
 int bq_params_apply(struct bq_param_set *set, int argc, char **argv);
 /* The TCA_OPTIONS of a new qdisc: the parameters set gives, the others 0. */
@@ -161,7 +182,7 @@ struct bq_load_opts {
 };
 /* max_instances * ring_slots: the entries of each per-slot map, a u32 */
 #define BQ_MAX_TOTAL_SLOTS	(1u << 26)
-/* Sets o->max_instances if it was 0. */
+/* Sets o->max_instances if it was 0. Each: 0 or -errno (said). */
 int bq_load(const struct bq_kind *k, struct bq_load_opts *o);
 int bq_unload(const struct bq_kind *k, bool force);
 bool bq_is_loaded(const struct bq_kind *k);
@@ -188,6 +209,8 @@ struct bq_kind_classes {
  * The tables of a kind (meta.c), read from its embedded object (elf.c)
  * without libbpf: the CLI and the tc plugin share them.
  */
+/* The kind's object: its bytes, *sz set. */
+const void *bq_kind_elf(const struct bq_kind *k, size_t *sz);
 /* Section name of an ELF64 object of sz bytes: its bytes, *len set; NULL if none. */
 const void *bq_elf_section(const void *elf, size_t sz, const char *name, size_t *len);
 /*
@@ -248,33 +271,6 @@ int bq_instances(const struct bq_kind *k, struct bq_instance_info **out, size_t 
 /* Whether inst's slot still holds that instance (its generation). */
 bool bq_instance_current(const struct bq_kind *k, const struct bq_instance *inst);
 
-/*
- * The live instance on ifindex in this netns at handle (if not 0) or parent,
- * of kind *kind, or of any loaded kind if *kind is NULL; *kind is set to it.
- * 0 or -ENOENT.
- */
-int bq_find_instance(int ifindex, __u32 parent, __u32 handle, const struct bq_kind **kind,
-		     struct bq_instance *inst);
-
-/* --- commands beyond load/unload/list (qdisc.c, show.c, class.c) --- */
-int bq_cmd_qdisc(int argc, char **argv);
-int bq_cmd_class(int argc, char **argv);
-/*
- * For qdisc change: BQ_EXIT_USAGE (said) if the parameter that names the
- * aggregates of inst, of kind k, differs between cur and next while inst
- * has classes, which would be read as keys of the new kind; else 0.
- */
-int bq_class_rekey_refused(const struct bq_kind *k, const struct bq_instance *inst,
-			   const char *dev, const struct bq_params *cur, const struct bq_params *next);
-/* A warning on stderr when next names aggregates by a key each sender picks
- * (and cur, NULL for a new qdisc, did not). */
-void bq_class_warn_keys(const struct bq_kind *k, const char *dev, const struct bq_params *cur,
-			const struct bq_params *next);
-int bq_cmd_qdisc_show(int argc, char **argv);
-int bq_cmd_stats(int argc, char **argv);
-/* bpfqdisc new NAME (new.c): a starting NAME.bpf.c, built out of the tree. */
-int bq_cmd_new(int argc, char **argv);
-
 /* --- rtnetlink (nl.c) --- */
 struct bq_qdisc_info {
 	int ifindex;
@@ -291,6 +287,8 @@ struct bq_qdisc_info {
  */
 int bq_nl_qdisc_new(int ifindex, __u32 parent, __u32 handle, const char *kind, bool replace,
 		    const void *opts, size_t optlen, char *msg, size_t msglen);
+/* Deletes the qdisc of ifindex at parent (and handle, if not 0); msg gets the kernel's words. */
+int bq_nl_qdisc_del(int ifindex, __u32 parent, __u32 handle, char *msg, size_t msglen);
 /* Parses one dump buffer (any bytes); 1 at its end, 0 for more, -errno. */
 int bq_nl_parse_dump(const void *buf, size_t len, int ifindex, struct bq_qdisc_info **v,
 		     size_t *n, size_t *cap);
@@ -298,9 +296,150 @@ int bq_nl_parse_dump(const void *buf, size_t len, int ifindex, struct bq_qdisc_i
 int bq_nl_qdisc_list(int ifindex, struct bq_qdisc_info **out, size_t *n);
 /* The kind of the qdisc of ifindex at handle (if not 0) or parent, "" if none. */
 void bq_nl_qdisc_kind(int ifindex, __u32 parent, __u32 handle, char *kind, size_t len);
+
+/* --- a loaded kind's pins (instance.c), by bpf(2) itself (bpfsys.c) --- */
+/* BQ_PIN_ROOT/NAME/what (what NULL: the kind's directory). */
+void bq_pin_path(char *buf, size_t len, const struct bq_kind *k, const char *what);
+/* Slots claimed, filled in yet or not: what an unload must not miss. */
+int bq_owned_slots(const struct bq_kind *k, size_t *n);
+struct bpf_map_info;
+int bq_bpf_obj_get(const char *path, __u32 flags);
+int bq_bpf_map_info(int fd, struct bpf_map_info *info);
+int bq_bpf_map_lookup(int fd, const void *key, void *value);
+int bq_bpf_map_update(int fd, const void *key, const void *value, __u64 flags);
+int bq_bpf_map_delete(int fd, const void *key);
+int bq_bpf_map_next_key(int fd, const void *key, void *next);
+int bq_bpf_prog_run(int fd, void *ctx, __u32 ctx_size, __u32 *retval);
+
+/* --- qdiscs (qdisc.c: new ones; change.c: changes) --- */
+struct bq_qdisc_req {
+	const char *dev;
+	int ifindex;
+	__u32 parent;		/* TC_H_ROOT unless "parent X:Y" */
+	__u32 handle;		/* 0: let the kernel pick */
+	const struct bq_kind *kind;	/* NULL for a change: the qdisc's */
+	int nparams;
+	char **params;		/* PARAM VALUE... */
+};
+/* -EINVAL (said) unless k is loaded. */
+int bq_require_loaded(const struct bq_kind *k);
+/* Creates (or with replace, replaces) the qdisc of r; a replace onto the
+ * same kind changes its parameters. 0, or -errno (said). */
+int bq_qdisc_create(struct bq_qdisc_req *r, bool replace);
+/* Changes the parameters of the live qdisc at r's place, under its kind's lock. */
+int bq_qdisc_change_req(struct bq_qdisc_req *r);
+/* set: k's table with base's values, then r's PARAM VALUE words over them. */
+int bq_build_params(const struct bq_qdisc_req *r, const struct bq_params *base,
+		    struct bq_param_set *set);
+/*
+ * The live instance on ifindex in this netns at handle (if not 0) or parent,
+ * of kind *kind, or of any loaded kind if *kind is NULL; *kind is set to it.
+ * 0 or -ENOENT.
+ */
+int bq_find_instance(int ifindex, __u32 parent, __u32 handle, const struct bq_kind **kind,
+		     struct bq_instance *inst);
+/* "no BPF qdisc of bpfqdisc at DEV root": -ENOENT, said. */
+int bq_no_instance(const char *dev, __u32 parent, __u32 handle);
+
+/* --- classes (class.c) --- */
+struct bq_class_req {
+	const char *verb;	/* add, change, del, show */
+	const char *dev;
+	int ifindex;
+	__u32 parent, handle;
+	int by;			/* enum bq_class_by; -1 when not given */
+	const char *what;	/* the selector's value as given */
+	__u64 id;
+	/* The fields as given ("rate 10mbit"), then as the kind's. */
+	const char *word[BQ_MAX_CLASS_FIELDS], *text[BQ_MAX_CLASS_FIELDS];
+	int nwords;
+	__u64 val[BQ_MAX_CLASS_FIELDS];
+	__u64 def[BQ_MAX_CLASS_FIELDS];	/* show: the fields of aggregates without a class */
+	bool json;
+	/* The qdisc. */
+	const struct bq_kind *kind;
+	const struct bq_kind_classes *cl;
+	struct bq_instance inst;
+	int classes, aggs;	/* its maps' fds */
+	__u32 class_size, agg_size;	/* their values' sizes */
+};
+/* "cgroup", "mark", "priority", by enum bq_class_by. */
+extern const char *const bq_class_selectors[BQ_BY_KEYS];
+/* r for verb, nothing given yet; bq_class_close() once done with it. */
+void bq_class_init(struct bq_class_req *r, const char *verb);
+void bq_class_close(struct bq_class_req *r);
+/* What r's verb needs of the caller's privileges. */
+enum bq_need bq_class_needs(const struct bq_class_req *r);
+/* One word of r, with its value v (NULL: none): a selector ("mark 7") or a field. */
+int bq_class_arg(struct bq_class_req *r, const char *a, const char *v);
+/* r's device, which must exist. */
+int bq_class_place(struct bq_class_req *r);
+/* What r's verb needs, checked before anything is touched: its selector
+ * (into r->id) and fields, against every kind with classes. */
+int bq_class_check(struct bq_class_req *r);
+/* The qdisc at r's place, which must be one with classes, and its maps. */
+int bq_class_find_qdisc(struct bq_class_req *r);
+/* add, change or del: one write of r's class. */
+int bq_class_write(struct bq_class_req *r);
+/* An aggregate, as class show gives it. */
+struct bq_class_row {
+	__u64 id;
+	char name[512];		/* cgroup path, or the number */
+	bool class;		/* false: the qdisc's defaults */
+	__u64 val[BQ_MAX_CLASS_FIELDS];
+	__u64 cnt[BQ_MAX_CLASS_FIELDS];
+};
+/* The aggregates of r's qdisc, then its classes without traffic. Caller frees. */
+int bq_class_rows(struct bq_class_req *r, struct bq_class_row **out, size_t *n);
+/*
+ * For qdisc change: -EINVAL (said) if the parameter that names the
+ * aggregates of inst, of kind k, differs between cur and next while inst
+ * has classes, which would be read as keys of the new kind; else 0.
+ */
+int bq_class_rekey_refused(const struct bq_kind *k, const struct bq_instance *inst,
+			   const char *dev, const struct bq_params *cur, const struct bq_params *next);
+/* A warning on stderr when next names aggregates by a key each sender picks
+ * (and cur, NULL for a new qdisc, did not). */
+void bq_class_warn_keys(const struct bq_kind *k, const char *dev, const struct bq_params *cur,
+			const struct bq_params *next);
+
+/* --- statistics (stats.c) --- */
+/* A qdisc as the kernel shows it, joined with its BPF instance. */
+struct bq_qdisc_view {
+	__u64 netns;			/* its netns cookie */
+	struct bq_qdisc_info tc;
+	const struct bq_kind *kind;	/* NULL: not one of ours, or not loaded */
+	struct bq_instance inst;
+	struct bq_param_set set;	/* set.val: the instance's parameters */
+	const struct bq_kind_meta *meta;
+};
+/* The qdiscs of ifindex (0: all) in this netns; ours_only: BPF ones of ours. -errno. */
+int bq_qdisc_views(int ifindex, bool ours_only, struct bq_qdisc_view **out, size_t *n);
+/* The Prometheus metrics every kind's qdiscs have; a kind's own are bpfqdisc_KIND_NAME. */
+#define BQ_NCORE_METRICS	10
+struct bq_core_metric {
+	const char *name, *type, *help;
+};
+extern const struct bq_core_metric bq_core_metrics[BQ_NCORE_METRICS];
+/*
+ * The Prometheus name of kind k's statistic d, after bpfqdisc_: in base
+ * units (a name ending in _ns becomes _seconds, bytes get _bytes), a
+ * counter's ending in _total once. Returns what its value is divided by
+ * (1e9 for seconds, else 1).
+ */
+unsigned long long bq_prom_xstat_name(const struct bq_kind *k, const struct bq_xstat_desc *d,
+				      char *buf, size_t len);
 /* Whether name is a key of stats -j's "bpf", or a Prometheus metric, that every kind has. */
 bool bq_core_name(const char *name, bool prometheus);
-/* Whether instance q is the qdisc tc of netns (show.c). */
+/* Whether instance q is the qdisc tc of netns. */
 bool bq_same_qdisc(const struct bq_instance *q, __u64 netns, const struct bq_qdisc_info *tc);
+
+/* --- the CLI's commands (src/cli) --- */
+int bq_cmd_qdisc(int argc, char **argv);
+int bq_cmd_class(int argc, char **argv);
+int bq_cmd_qdisc_show(int argc, char **argv);
+int bq_cmd_stats(int argc, char **argv);
+/* bpfqdisc new NAME: a starting NAME.bpf.c, built out of the tree. */
+int bq_cmd_new(int argc, char **argv);
 
 #endif

@@ -70,7 +70,7 @@ int bq_kind_framework_minor(const struct bq_kind *k)
 		       BQ_FRAMEWORK_MINOR);
 	else
 		return v.minor;
-	return -1;
+	return -ENOEXEC;
 }
 
 bool bq_kind_framework_ok(const struct bq_kind *k)
@@ -130,7 +130,6 @@ int bq_kind_params(const struct bq_kind *k, struct bq_param_set *set)
 
 const struct bq_kind *bq_param_owner(const char *name, const char **param)
 {
-	bq_kinds_discover();
 	for (size_t j = 0; j < bq_nkinds; j++) {
 		const struct bq_kind_meta *m = bq_kinds[j].plain ? NULL : bq_kind_meta(&bq_kinds[j]);
 

@@ -15,22 +15,67 @@
 #include <unistd.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <stdarg.h>
+#include <sys/utsname.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "lib.h"
 #include "pindir.h"
 
+static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	/* Our own error line says what failed; LIBBPF_LOG=1 shows libbpf's. */
+	if (!getenv("LIBBPF_LOG"))
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+void bq_quiet_libbpf(void)
+{
+	libbpf_set_print(libbpf_quiet);
+}
+
+/* Whether release ("6.18.44-cloud") is Linux 6.16, which brought BPF qdiscs, or later. */
+static bool release_has_bpf_qdiscs(const char *release)
+{
+	unsigned int major = 0, minor = 0;
+
+	sscanf(release, "%u.%u", &major, &minor);
+	return major > 6 || (major == 6 && minor >= 16);
+}
+
+/*
+ * The qdisc kfuncs exist exactly when the kernel has CONFIG_NET_SCH_BPF.
+ * Without them, a kernel recent enough was built without the option: to
+ * name its version then would read as "too old".
+ */
+int bq_check_kernel(void)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	struct utsname u;
+	int id;
+
+	uname(&u);
+	if (!btf)
+		return bq_error(-EIO, "cannot read this kernel's (%s) BTF at /sys/kernel/btf/vmlinux: BPF qdiscs need "
+		       "CONFIG_DEBUG_INFO_BTF", u.release);
+	id = btf__find_by_name_kind(btf, "bpf_qdisc_skb_drop", BTF_KIND_FUNC);
+	btf__free(btf);
+	if (id >= 0)
+		return 0;
+	if (release_has_bpf_qdiscs(u.release))
+		return bq_error(-EOPNOTSUPP, "this kernel (%s) cannot run BPF qdiscs: it was built without "
+				"CONFIG_NET_SCH_BPF", u.release);
+	return bq_error(-EOPNOTSUPP, "this kernel (%s) cannot run BPF qdiscs: it needs CONFIG_NET_SCH_BPF (Linux ≥ 6.16)",
+	       u.release);
+}
+
 /* Maps user space reads after load, besides the slot maps marked BQ_MAP_PIN. */
 static const char *const pinned_maps[] = { "bq_defaults", "bq_config" };
 
 /* How long load, unload and tidy wait for one another. */
 #define BQ_LOCK_WAIT_S	10
-
-static void pin_path(char *buf, size_t len, const struct bq_kind *k, const char *what)
-{
-	snprintf(buf, len, "%s/%s%s%s", BQ_PIN_ROOT, k->name, what ? "/" : "", what ? what : "");
-}
 
 /*
  * Load, unload and tidy change pins under one lock, a flock of the pin
@@ -68,23 +113,6 @@ static int lock_pins_or_say(void)
 	else if (fd < 0)
 		bq_err("cannot lock %s: %s", BQ_PIN_ROOT, strerror(-fd));
 	return fd;
-}
-
-bool bq_is_loaded(const struct bq_kind *k)
-{
-	char path[256];
-
-	pin_path(path, sizeof(path), k, "link");
-	return access(path, F_OK) == 0;
-}
-
-/* By bq_defaults, not bq_slots: without bq_slots the instances are unreadable, an error. */
-bool bq_has_state(const struct bq_kind *k)
-{
-	char path[256];
-
-	pin_path(path, sizeof(path), k, "bq_defaults");
-	return access(path, F_OK) == 0;
 }
 
 static struct bpf_object *open_kind(const struct bq_kind *k)
@@ -187,7 +215,7 @@ static void unpin_some(const struct bq_kind *k,
 	struct dirent *e;
 	DIR *d;
 
-	pin_path(dir, sizeof(dir), k, NULL);
+	bq_pin_path(dir, sizeof(dir), k, NULL);
 	d = opendir(dir);
 	while (d && (e = readdir(d))) {
 		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
@@ -210,7 +238,7 @@ static void unpin_all(const struct bq_kind *k)
 	char dir[256];
 
 	unpin_some(k, any_pin);
-	pin_path(dir, sizeof(dir), k, NULL);
+	bq_pin_path(dir, sizeof(dir), k, NULL);
 	rmdir(dir);
 }
 
@@ -233,7 +261,7 @@ static void unpin_load(const struct bq_kind *k)
 {
 	char path[256];
 
-	pin_path(path, sizeof(path), k, "link");
+	bq_pin_path(path, sizeof(path), k, "link");
 	unlink(path);
 	if (!live_instances(k))
 		unpin_all(k);
@@ -281,20 +309,6 @@ static bool stale_egress(const struct bq_kind *k, const char *name, const char *
 	return tcx_ifindex(path) == 0 || !kind_on_device(k, netns_cookie, ifindex);
 }
 
-int bq_try_lock_kind(const struct bq_kind *k)
-{
-	char path[256];
-	int fd;
-
-	pin_path(path, sizeof(path), k, NULL);
-	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB)) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
 /*
  * Under the kind's lock: qdisc add holds it from before it creates a qdisc
  * until its egress program is attached, and a qdisc made in between would
@@ -326,19 +340,6 @@ static bool is_default_qdisc(const struct bq_kind *k)
 	}
 	name[strcspn(name, "\n")] = '\0';
 	return !strcmp(name, k->kind);
-}
-
-/* Entry 0 of the kind's pinned ARRAY map. */
-static int read_first(const struct bq_kind *k, const char *map, void *val)
-{
-	int fd = bq_open_map(k, map), err;
-	__u32 zero = 0;
-
-	if (fd < 0)
-		return -errno;
-	err = bpf_map_lookup_elem(fd, &zero, val) ? -errno : 0;
-	close(fd);
-	return err;
 }
 
 /* Tells .init (bq_instance_create()) whether an unload is looking for live qdiscs. */
@@ -412,7 +413,7 @@ static int pin_progs(const struct bq_kind *k, struct bpf_object *obj)
 
 		if (t != BPF_PROG_TYPE_SCHED_CLS && t != BPF_PROG_TYPE_SYSCALL)
 			continue;
-		pin_path(path, sizeof(path), k, t == BPF_PROG_TYPE_SYSCALL ? "change" : "egress");
+		bq_pin_path(path, sizeof(path), k, t == BPF_PROG_TYPE_SYSCALL ? "change" : "egress");
 		unlink(path);
 		err = bpf_program__pin(p, path);
 		if (err)
@@ -448,13 +449,13 @@ int bq_attach_egress(const struct bq_kind *k, int ifindex)
 	char path[256], name[64];
 	int prog, link, err = 0;
 
-	pin_path(path, sizeof(path), k, "egress");
+	bq_pin_path(path, sizeof(path), k, "egress");
 	prog = bpf_obj_get(path);
 	if (prog < 0)
 		return errno == ENOENT ? 0 : -errno;
 	snprintf(name, sizeof(name), "egress_%llx_%d", (unsigned long long)bq_self_netns_cookie(),
 		 ifindex);
-	pin_path(path, sizeof(path), k, name);
+	bq_pin_path(path, sizeof(path), k, name);
 	/*
 	 * Attached already (an earlier add on this device): keep the link,
 	 * with this load's program in it. A new link would race the kernel,
@@ -499,7 +500,7 @@ static int pin_map(const struct bq_kind *k, struct bpf_map *m)
 
 	if (!m)
 		return -ENOENT;
-	pin_path(path, sizeof(path), k, bpf_map__name(m));
+	bq_pin_path(path, sizeof(path), k, bpf_map__name(m));
 	if (!access(path, F_OK))
 		return 0;	/* an earlier load's map, reused (reuse_map()) */
 	return bpf_map__pin(m, path);
@@ -515,7 +516,7 @@ static int pin_all(const struct bq_kind *k, struct bpf_object *obj, struct bpf_l
 		return err;
 	/* The link last: its pin is what says "loaded". */
 	bq_stop_at("link");	/* test_load_lock runs other commands here */
-	pin_path(path, sizeof(path), k, "link");
+	bq_pin_path(path, sizeof(path), k, "link");
 	return bpf_link__pin(link, path);
 }
 
@@ -529,7 +530,7 @@ static int reuse_map(const struct bq_kind *k, struct bpf_map *m)
 
 	if (!m)
 		return -ENOENT;
-	pin_path(path, sizeof(path), k, bpf_map__name(m));
+	bq_pin_path(path, sizeof(path), k, bpf_map__name(m));
 	fd = bpf_obj_get(path);
 	if (fd < 0)
 		return errno == ENOENT ? 0 : -errno;
@@ -551,9 +552,8 @@ static int reuse_map(const struct bq_kind *k, struct bpf_map *m)
 
 static int load_failed(const struct bq_kind *k, int err)
 {
-	bq_err("cannot load %s: %s (LIBBPF_LOG=1 shows libbpf's and the verifier's log)",
+	return bq_error(err, "cannot load %s: %s (LIBBPF_LOG=1 shows libbpf's and the verifier's log)",
 	       k->kind, err == -E2BIG ? "a program is too large for the verifier" : strerror(-err));
-	return BQ_EXIT_FAIL;
 }
 
 /* Registers the kind's struct_ops: its link, or NULL (said). */
@@ -583,7 +583,7 @@ static int pin_object(const struct bq_kind *k)
 
 	if (!h)
 		return -ENOMEM;
-	pin_path(path, sizeof(path), k, "bq_object");
+	bq_pin_path(path, sizeof(path), k, "bq_object");
 	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "bq_object", sizeof(zero), sz, 1, &mo);
 	err = fd < 0 || bpf_map_update_elem(fd, &zero, h, BPF_ANY) || bpf_map_freeze(fd) ||
 	      bpf_obj_pin(fd, path) ? -errno : 0;
@@ -604,7 +604,7 @@ static int load_plain(const struct bq_kind *k)
 	struct bpf_map *ops = obj ? struct_ops_map(obj) : NULL;
 	struct bpf_link *link = NULL;
 	char path[256];
-	int err = BQ_EXIT_FAIL;
+	int err = -ENOEXEC;
 
 	if (!ops || bpf_map__set_map_flags(ops, bpf_map__map_flags(ops) | BPF_F_LINK))
 		goto out;
@@ -615,15 +615,14 @@ static int load_plain(const struct bq_kind *k)
 	}
 	link = register_kind(k, obj);
 	if (!link) {
-		err = BQ_EXIT_FAIL;
+		err = -errno;
 		goto out;
 	}
-	pin_path(path, sizeof(path), k, "link");
+	bq_pin_path(path, sizeof(path), k, "link");
 	err = bpf_link__pin(link, path);
 	if (err)
-		bq_err("cannot pin %s under %s: %s", k->kind, BQ_PIN_ROOT, strerror(-err));
+		bq_error(err, "cannot pin %s under %s: %s", k->kind, BQ_PIN_ROOT, strerror(-err));
 	bpf_link__destroy(link);	/* the pin holds it now */
-	err = err ? BQ_EXIT_FAIL : 0;
 out:
 	bpf_object__close(obj);
 	return err;
@@ -688,16 +687,12 @@ static int load_and_register(const struct bq_kind *k, struct bpf_object *obj,
 	 * array too large and a program too large for the verifier.
 	 */
 	err = drop_unsupported_ops(obj);
-	if (err) {
-		bq_err("cannot read the BTF of %s or of the kernel: %s", k->kind, strerror(-err));
-		return BQ_EXIT_FAIL;
-	}
+	if (err)
+		return bq_error(err, "cannot read the BTF of %s or of the kernel: %s", k->kind, strerror(-err));
 	err = bpf_object__prepare(obj);
-	if (err == -ENOMEM || err == -E2BIG) {
-		bq_err("cannot allocate the maps of %s: %s (try smaller --max-instances or --ring-slots)",
+	if (err == -ENOMEM || err == -E2BIG)
+		return bq_error(err, "cannot allocate the maps of %s: %s (try smaller --max-instances or --ring-slots)",
 		       k->kind, strerror(-err));
-		return BQ_EXIT_FAIL;
-	}
 	if (!err)
 		err = bpf_object__load(obj);
 	if (err)
@@ -706,21 +701,18 @@ static int load_and_register(const struct bq_kind *k, struct bpf_object *obj,
 				  &zero, &o->defaults, BPF_ANY) ?:
 	      bpf_map_update_elem(bpf_map__fd(bpf_object__find_map_by_name(obj, "bq_config")),
 				  &zero, &config, BPF_ANY);
-	if (err) {
-		bq_err("cannot set the defaults of %s: %s", k->kind, strerror(errno));
-		return BQ_EXIT_FAIL;
-	}
+	if (err)
+		return bq_error(-errno, "cannot set the defaults of %s: %s", k->kind, strerror(errno));
 	link = register_kind(k, obj);
 	if (!link)
-		return BQ_EXIT_FAIL;
+		return -errno;
 	err = pin_all(k, obj, link);
 	bpf_link__destroy(link);	/* the pin holds it now */
 	if (err) {
 		bq_err("cannot pin %s under %s: %s", k->kind, BQ_PIN_ROOT, strerror(-err));
 		unpin_load(k);
-		return BQ_EXIT_FAIL;
 	}
-	return 0;
+	return err;
 }
 
 static int load_locked(const struct bq_kind *k, struct bq_load_opts *o)
@@ -730,34 +722,26 @@ static int load_locked(const struct bq_kind *k, struct bq_load_opts *o)
 	const char *big = NULL;
 	int err;
 
-	if (bq_is_loaded(k)) {
-		bq_err("%s is already loaded", k->kind);
-		return BQ_EXIT_FAIL;
-	}
+	if (bq_is_loaded(k))
+		return bq_error(-EEXIST, "%s is already loaded", k->kind);
 	/* An earlier load's live qdiscs keep its maps, which this load shares. */
 	if (!o->max_instances)
 		o->max_instances = bq_slot_count(k) ?: BQ_DEFAULT_MAX_INSTANCES;
-	if (o->userns_slots >= o->max_instances) {
-		bq_err("--userns-slots %u leaves none of the %u slots to the initial user namespace",
+	if (o->userns_slots >= o->max_instances)
+		return bq_invalid("--userns-slots %u leaves none of the %u slots to the initial user namespace",
 		       o->userns_slots, o->max_instances);
-		return BQ_EXIT_USAGE;
-	}
-	if (o->netns_slots >= o->max_instances) {
-		bq_err("--netns-slots %u leaves none of the %u slots to the initial network namespace",
+	if (o->netns_slots >= o->max_instances)
+		return bq_invalid("--netns-slots %u leaves none of the %u slots to the initial network namespace",
 		       o->netns_slots, o->max_instances);
-		return BQ_EXIT_USAGE;
-	}
-	pin_path(dir, sizeof(dir), k, NULL);
-	if (bq_pin_dir(dir, why, sizeof(why))) {
-		bq_err("%s", why);
-		return BQ_EXIT_FAIL;
-	}
+	bq_pin_path(dir, sizeof(dir), k, NULL);
+	if (bq_pin_dir(dir, why, sizeof(why)))
+		return bq_error(-EPERM, "%s", why);
 	/* First: a load that dies after it leaves what bq_tidy() finds. */
 	err = k->path ? pin_object(k) : 0;
 	if (err) {
 		bq_err("cannot keep the object of %s under %s: %s", k->kind, dir, strerror(-err));
 		rmdir(dir);
-		return BQ_EXIT_FAIL;
+		return err;
 	}
 	if (k->plain) {
 		err = load_plain(k);
@@ -768,21 +752,18 @@ static int load_locked(const struct bq_kind *k, struct bq_load_opts *o)
 	obj = open_framework(k);
 	if (!obj) {
 		unpin_all(k);
-		return BQ_EXIT_FAIL;
+		return -ENOEXEC;
 	}
 	err = size_maps(k, obj, o, &big);
 	if (err == -E2BIG) {
-		bq_err("--max-instances %u is too many for %s: its map %s would exceed %u entries",
-		       o->max_instances, k->kind, big, BQ_MAX_TOTAL_SLOTS);
-		err = BQ_EXIT_USAGE;
+		err = bq_invalid("--max-instances %u is too many for %s: its map %s would exceed %u entries",
+				 o->max_instances, k->kind, big, BQ_MAX_TOTAL_SLOTS);
 	} else if (err) {
-		bq_err("the %s object lacks the bpfqdisc framework maps", k->kind);
-		err = BQ_EXIT_FAIL;
+		err = bq_error(-ENOEXEC, "the %s object lacks the bpfqdisc framework maps", k->kind);
 	} else if ((err = for_each_pinned(obj, reuse_map, k))) {
 		if (err != -EEXIST)
 			bq_err("cannot reuse the maps of the earlier load of %s: %s", k->kind,
 			       strerror(-err));
-		err = BQ_EXIT_FAIL;
 	} else {
 		err = load_and_register(k, obj, o);
 	}
@@ -799,218 +780,80 @@ int bq_load(const struct bq_kind *k, struct bq_load_opts *o)
 	int lock = lock_pins_or_say(), err;
 
 	if (lock < 0)
-		return BQ_EXIT_FAIL;
+		return lock;
 	err = load_locked(k, o);
 	close(lock);
 	return err;
 }
 
-int bq_open_map(const struct bq_kind *k, const char *map)
-{
-	char path[256];
-
-	pin_path(path, sizeof(path), k, map);
-	return bpf_obj_get(path);
-}
-
-int bq_read_defaults(const struct bq_kind *k, struct bq_params *val)
-{
-	return read_first(k, "bq_defaults", val);
-}
-
-int bq_read_config(const struct bq_kind *k, struct bq_config *c)
-{
-	return read_first(k, "bq_config", c);
-}
-
-__u32 bq_slot_count(const struct bq_kind *k)
-{
-	struct bpf_map_info info = {};
-	__u32 len = sizeof(info);
-	int fd = bq_open_map(k, "bq_slots");
-
-	if (fd < 0)
-		return 0;
-	if (bpf_map_get_info_by_fd(fd, &info, &len))
-		info.max_entries = 0;
-	close(fd);
-	return info.max_entries;
-}
-
 /*
- * The kind's bq_slots, open: a value is a struct bq_slot, then the kind's
- * own state, of a size only the map knows.
+ * The live qdiscs of a kind without the framework, which keeps no table of
+ * them, in every network namespace: each holds a reference to the kind's
+ * struct_ops map, and the map's value tells how many references the kernel
+ * holds (common.refcnt: all but those of fds and pins). The only other is
+ * the registration's link. 0 or -errno.
  */
-struct slots {
-	int fd;
-	__u32 value_size;
-	__u32 max_entries;
-	void *value;		/* one whole value */
-};
-
-static void slots_close(struct slots *s)
+static int plain_live_qdiscs(const struct bq_kind *k, size_t *n)
 {
-	free(s->value);
-	if (s->fd >= 0)
-		close(s->fd);
-}
-
-static int slots_open(const struct bq_kind *k, struct slots *s)
-{
-	struct bpf_map_info info = {};
-	__u32 len = sizeof(info);
-
-	s->value = NULL;
-	s->fd = bq_open_map(k, "bq_slots");
-	if (s->fd < 0 || bpf_map_get_info_by_fd(s->fd, &info, &len))
-		return -errno;
-	if (info.value_size < sizeof(struct bq_slot))
-		return -EINVAL;	/* not this framework's layout */
-	s->value_size = info.value_size;
-	s->max_entries = info.max_entries;
-	s->value = malloc(info.value_size);
-	return s->value ? 0 : -ENOMEM;
-}
-
-/* The framework's part of the value of slot. */
-static int slots_read(struct slots *s, __u32 slot, struct bq_slot *out)
-{
-	if (bpf_map_lookup_elem(s->fd, &slot, s->value))
-		return -errno;
-	memcpy(out, s->value, sizeof(*out));
-	return 0;
-}
-
-/* The framework's part of the value of slot, opening the map for it. */
-static int read_slot(const struct bq_kind *k, __u32 slot, struct bq_slot *out)
-{
-	struct slots s;
-	int err = slots_open(k, &s);
-
-	if (!err)
-		err = slots_read(&s, slot, out);
-	slots_close(&s);
-	if (err)
-		errno = -err;
-	return err;
-}
-
-int bq_read_params(const struct bq_kind *k, __u32 slot, struct bq_params *val)
-{
-	struct bq_slot cur;
-	int err = read_slot(k, slot, &cur);
-
-	if (!err)
-		*val = cur.params;
-	return err;
-}
-
-/* inst's parameters, unless its slot holds another instance now: -ESTALE. */
-int bq_write_params(const struct bq_kind *k, const struct bq_instance *inst,
-		    const struct bq_params *val)
-{
-	struct bq_change req = { .slot = inst->slot, .created_ns = inst->created_ns, .params = *val };
-	LIBBPF_OPTS(bpf_test_run_opts, run, .ctx_in = &req, .ctx_size_in = sizeof(req));
+	struct bpf_link_info link = {};
+	struct bpf_map_info map = {};
+	__u32 link_len = sizeof(link), map_len = sizeof(map), zero = 0, refs;
+	void *value = NULL;
 	char path[256];
-	int prog, err;
+	int lfd, mfd = -1, err;
 
-	pin_path(path, sizeof(path), k, "change");
-	prog = bpf_obj_get(path);
-	if (prog < 0)
-		return -errno;
-	err = bpf_prog_test_run_opts(prog, &run) ? -errno : (int)run.retval;
-	close(prog);
-	return err;
-}
-
-/*
- * Live instances: the slots of bq_slots that are owned, keyed by their
- * owner (the Qdisc pointer).
- */
-int bq_instances(const struct bq_kind *k, struct bq_instance_info **out, size_t *n)
-{
-	struct bq_instance_info *v = NULL, *grown;
-	struct bq_slot cur;
-	struct slots s;
-	size_t cap = 0;
-	__u32 slot;
-	int err = slots_open(k, &s);
-
-	*n = 0;
-	for (slot = 0; !err && !slots_read(&s, slot, &cur); slot++) {
-		/*
-		 * A slot is claimed before its instance is filled in and
-		 * released after it is cleared: skip one caught in between.
-		 */
-		if (!cur.owner || !cur.inst.created_ns)
-			continue;
-		if (*n == cap) {
-			cap = cap ? cap * 2 : 16;
-			grown = realloc(v, cap * sizeof(*v));
-			if (!grown) {
-				err = -ENOMEM;
-				break;
-			}
-			v = grown;
-		}
-		v[*n].key = cur.owner;
-		v[(*n)++].inst = cur.inst;
+	bq_pin_path(path, sizeof(path), k, "link");
+	lfd = bpf_obj_get(path);
+	err = lfd < 0 || bpf_link_get_info_by_fd(lfd, &link, &link_len) ? -errno : 0;
+	if (!err && link.type != BPF_LINK_TYPE_STRUCT_OPS)
+		err = -EINVAL;
+	if (!err)
+		mfd = bpf_map_get_fd_by_id(link.struct_ops.map_id);
+	if (!err && (mfd < 0 || bpf_map_get_info_by_fd(mfd, &map, &map_len)))
+		err = -errno;
+	if (!err && (map.value_size < sizeof(refs) || !(value = malloc(map.value_size))))
+		err = -ENOMEM;
+	if (!err && bpf_map_lookup_elem(mfd, &zero, value))
+		err = -errno;
+	if (!err) {
+		memcpy(&refs, value, sizeof(refs));	/* struct bpf_struct_ops_common_value */
+		*n = refs > 1 ? refs - 1 : 0;
 	}
-	slots_close(&s);
-	*out = v;
+	free(value);
+	if (mfd >= 0)
+		close(mfd);
+	if (lfd >= 0)
+		close(lfd);
 	return err;
 }
 
-/* Slots claimed, filled in yet or not: what an unload must not miss. */
-static int owned_slots(const struct bq_kind *k, size_t *n)
-{
-	struct bq_slot cur;
-	struct slots s;
-	int err = slots_open(k, &s);
-
-	*n = 0;
-	for (__u32 slot = 0; !err && !slots_read(&s, slot, &cur); slot++)
-		*n += cur.owner != 0;
-	slots_close(&s);
-	return err;
-}
-
-/*
- * A slot is reused as soon as its qdisc is gone: an instance read earlier
- * is still the slot's only if its generation, the time it was created
- * (distinct for every qdisc a slot ever held), is still there.
- */
-bool bq_instance_current(const struct bq_kind *k, const struct bq_instance *inst)
-{
-	struct bq_slot now;
-
-	return !read_slot(k, inst->slot, &now) && now.inst.created_ns == inst->created_ns;
-}
-
-/*
- * A kind without the framework keeps no table of its qdiscs: those tc
- * shows in this network namespace are what an unload can see.
- */
-static int unload_plain(const struct bq_kind *k, bool force)
+/* How many of kind k's qdiscs tc shows in this network namespace. */
+static size_t plain_qdiscs_here(const struct bq_kind *k)
 {
 	struct bq_qdisc_info *q = NULL;
-	size_t n = 0, live = 0;
-	int err = bq_nl_qdisc_list(0, &q, &n);
+	size_t n = 0, here = 0;
 
-	for (size_t i = 0; i < n; i++)
-		live += !strcmp(q[i].kind, k->kind);
+	if (!bq_nl_qdisc_list(0, &q, &n))
+		for (size_t i = 0; i < n; i++)
+			here += !strcmp(q[i].kind, k->kind);
 	free(q);
-	if (err && !force) {
-		bq_err("cannot list this network namespace's qdiscs (%s), so cannot tell whether "
-		       "qdiscs of %s are live; repeat with --force to unload anyway", strerror(-err),
-		       k->kind);
-		return BQ_EXIT_FAIL;
+	return here;
+}
+
+static int unload_plain(const struct bq_kind *k, bool force)
+{
+	size_t live = 0;
+	int err = force ? 0 : plain_live_qdiscs(k, &live);
+
+	if (err) {
+		return bq_error(err, "cannot read the references to %s's struct_ops (%s), so cannot tell whether "
+		       "qdiscs of it are live; repeat with --force to unload anyway", k->kind,
+		       strerror(-err));
 	}
-	if (live && !force) {
-		bq_err("%s has %zu live qdisc(s) in this network namespace: unloading stops new ones "
-		       "from being created, the live ones keep working until deleted; repeat with "
-		       "--force to do it", k->kind, live);
-		return BQ_EXIT_FAIL;
+	if (live) {
+		return bq_error(-EBUSY, "%s has %zu live qdisc(s) (%zu in this network namespace): unloading "
+		       "stops new ones from being created, the live ones keep working until deleted; "
+		       "repeat with --force to do it", k->kind, live, plain_qdiscs_here(k));
 	}
 	unpin_all(k);
 	return 0;
@@ -1027,14 +870,11 @@ static int unload_locked(const struct bq_kind *k, bool force)
 	size_t n = 0;
 	int err;
 
-	if (!bq_is_loaded(k)) {
-		bq_err("%s is not loaded", k->kind);
-		return BQ_EXIT_FAIL;
-	}
+	if (!bq_is_loaded(k))
+		return bq_error(-ENOENT, "%s is not loaded", k->kind);
 	if (is_default_qdisc(k) && !force) {
-		bq_err("%s is net.core.default_qdisc: the kernel would go on creating it, unregistered; "
+		return bq_error(-EBUSY, "%s is net.core.default_qdisc: the kernel would go on creating it, unregistered; "
 		       "set another default first, or repeat with --force", k->kind);
-		return BQ_EXIT_FAIL;
 	}
 	if (k->plain)
 		return unload_plain(k, force);
@@ -1042,7 +882,7 @@ static int unload_locked(const struct bq_kind *k, bool force)
 	/* BPF's side of the barrier pair is the claim's compare-and-swap. */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (!err)
-		err = owned_slots(k, &n);
+		err = bq_owned_slots(k, &n);
 	if (!err && (n || is_default_qdisc(k)) && force) {
 		/*
 		 * Unregister only: the maps and egress attachments stay pinned,
@@ -1051,20 +891,19 @@ static int unload_locked(const struct bq_kind *k, bool force)
 		 * maps with them. bq_tidy() unpins them once they are gone.
 		 * The kernel goes on creating the default kind: not closing.
 		 */
-		pin_path(path, sizeof(path), k, "link");
-		return set_closing(k, false) || unlink(path) ? BQ_EXIT_FAIL : 0;
+		bq_pin_path(path, sizeof(path), k, "link");
+		err = set_closing(k, false) ?: unlink(path) ? -errno : 0;
+		return err ? bq_error(err, "cannot unregister %s: %s", k->kind, strerror(-err)) : 0;
 	}
 	if (err && !force) {
 		set_closing(k, false);
-		bq_err("cannot read the instances of %s (%s), so cannot tell whether qdiscs are live; "
+		return bq_error(err, "cannot read the instances of %s (%s), so cannot tell whether qdiscs are live; "
 		       "repeat with --force to unload anyway", k->kind, strerror(-err));
-		return BQ_EXIT_FAIL;
 	}
 	if (n && !force) {
 		set_closing(k, false);
-		bq_err("%s has %zu live qdisc(s): unloading stops new ones from being created, "
+		return bq_error(-EBUSY, "%s has %zu live qdisc(s): unloading stops new ones from being created, "
 		       "the live ones keep working until deleted; repeat with --force to do it", k->kind, n);
-		return BQ_EXIT_FAIL;
 	}
 	bq_stop_at("unpin");	/* test_unload_race adds a qdisc here */
 	unpin_all(k);
@@ -1076,7 +915,7 @@ int bq_unload(const struct bq_kind *k, bool force)
 	int lock = lock_pins_or_say(), err;
 
 	if (lock < 0)
-		return BQ_EXIT_FAIL;
+		return lock;
 	err = unload_locked(k, force);
 	close(lock);
 	return err;

@@ -13,18 +13,7 @@
 #include <net/if.h>
 #include "lib.h"
 
-#define TC_H_ROOT 0xFFFFFFFFU
-
 enum fmt { FMT_TEXT, FMT_JSON, FMT_PROM };
-
-struct view {
-	__u64 netns;			/* its netns cookie */
-	struct bq_qdisc_info tc;
-	const struct bq_kind *kind;	/* NULL: not one of ours, or not loaded */
-	struct bq_instance inst;
-	struct bq_param_set set;	/* set.val: the instance's parameters */
-	const struct bq_kind_meta *meta;
-};
 
 struct opts {
 	int ifindex;
@@ -43,66 +32,7 @@ static void handle_str(__u32 h, char *buf, size_t len)
 		snprintf(buf, len, "%x:", h >> 16);
 }
 
-bool bq_same_qdisc(const struct bq_instance *q, __u64 netns, const struct bq_qdisc_info *tc)
-{
-	/* mq's children all have handle 0 when created by default. */
-	return q->where.netns_cookie == netns && (int)q->where.ifindex == tc->ifindex &&
-	       q->where.parent == tc->parent && q->handle == tc->handle;
-}
-
-static bool join_instance(struct view *v, __u64 netns)
-{
-	struct bq_instance_info *inst;
-	size_t n;
-	bool found = false;
-
-	if (!v->kind || bq_instances(v->kind, &inst, &n))
-		return false;
-	for (size_t i = 0; i < n && !found; i++) {
-		found = bq_same_qdisc(&inst[i].inst, netns, &v->tc);
-		if (found)
-			v->inst = inst[i].inst;
-	}
-	free(inst);
-	v->meta = bq_kind_meta(v->kind);
-	return found && v->meta && !bq_kind_params(v->kind, &v->set) &&
-	       !bq_read_params(v->kind, v->inst.slot, &v->set.val);
-}
-
-static int collect(const struct opts *o, struct view **out, size_t *n)
-{
-	struct bq_qdisc_info *tc;
-	size_t ntc, m = 0;
-	__u64 netns = bq_self_netns_cookie();
-	int err = bq_nl_qdisc_list(o->ifindex, &tc, &ntc);
-
-	*out = NULL;
-	*n = 0;
-	if (err)
-		return err;
-	*out = calloc(ntc ? ntc : 1, sizeof(**out));
-	if (!*out) {
-		free(tc);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < ntc; i++) {
-		struct view *v = &(*out)[m];
-		const struct bq_kind *k = bq_kind_find(tc[i].kind);
-
-		v->tc = tc[i];
-		v->netns = netns;
-		v->kind = k && !strcmp(k->kind, tc[i].kind) && bq_has_state(k) ? k : NULL;
-		if (!join_instance(v, netns))
-			v->kind = NULL;
-		if (v->kind || !o->ours_only)
-			m++;
-	}
-	free(tc);
-	*n = m;
-	return 0;
-}
-
-static void print_text(const struct view *v, bool stats)
+static void print_text(const struct bq_qdisc_view *v, bool stats)
 {
 	char h[16], p[16], val[32], kind[BQ_TEXT_LEN(sizeof(v->tc.kind))];
 	char dev[BQ_TEXT_LEN(sizeof(v->tc.dev))];
@@ -138,7 +68,7 @@ static void print_text(const struct view *v, bool stats)
 	}
 }
 
-static void print_json(const struct view *v, bool stats)
+static void print_json(const struct bq_qdisc_view *v, bool stats)
 {
 	char h[16], p[16];
 
@@ -182,11 +112,12 @@ static void print_json(const struct view *v, bool stats)
 }
 
 /*
- * One Prometheus sample. Its labels identify the qdisc: netns, ifindex,
- * parent and handle (mq's default children all have handle 0), besides
- * dev and kind.
+ * One Prometheus sample, of val / per_unit. Its labels identify the qdisc:
+ * netns, ifindex, parent and handle (mq's default children all have
+ * handle 0), besides dev and kind.
  */
-static void prom(const struct view *v, const char *name, const char *extra, __u64 val)
+static void prom_scaled(const struct bq_qdisc_view *v, const char *name, const char *extra, __u64 val,
+			unsigned long long per_unit)
 {
 	char h[16], p[16];
 
@@ -196,22 +127,29 @@ static void prom(const struct view *v, const char *name, const char *extra, __u6
 	bq_prom_label(stdout, v->tc.dev);
 	printf(",kind=");
 	bq_prom_label(stdout, v->tc.kind);
-	printf(",netns=\"%llu\",ifindex=\"%d\",parent=\"%s\",handle=\"%s\"%s} %llu\n",
-	       (unsigned long long)v->netns, v->tc.ifindex, p, h, extra, (unsigned long long)val);
+	printf(",netns=\"%llu\",ifindex=\"%d\",parent=\"%s\",handle=\"%s\"%s} %llu",
+	       (unsigned long long)v->netns, v->tc.ifindex, p, h, extra, (unsigned long long)(val / per_unit));
+	if (per_unit == 1000000000)
+		printf(".%09llu", (unsigned long long)(val % per_unit));
+	printf("\n");
 }
 
-/* A kind's own statistics, as bpfqdisc_<kind>_<name>[_total]. */
-static void print_prom_xstats(const struct bq_kind *k, const struct view *v, size_t n)
+static void prom(const struct bq_qdisc_view *v, const char *name, const char *extra, __u64 val)
+{
+	prom_scaled(v, name, extra, val, 1);
+}
+
+/* A kind's own statistics, as bpfqdisc_<kind>_<name> in base units (bq_prom_xstat_name()). */
+static void print_prom_xstats(const struct bq_kind *k, const struct bq_qdisc_view *v, size_t n)
 {
 	const struct bq_kind_meta *meta = bq_kind_meta(k);
 	char name[64];
 
 	for (size_t x = 0; meta && x < meta->nxstats; x++) {
 		bool counter = meta->xstats[x].type == BQ_COUNTER;
+		unsigned long long per_unit = bq_prom_xstat_name(k, &meta->xstats[x], name, sizeof(name));
 		bool any = false;
 
-		snprintf(name, sizeof(name), "%s_%s%s", k->name, meta->xstats[x].name,
-			 counter ? "_total" : "");
 		for (size_t i = 0; i < n; i++) {
 			if (v[i].kind != k)
 				continue;
@@ -219,48 +157,20 @@ static void print_prom_xstats(const struct bq_kind *k, const struct view *v, siz
 				printf("# HELP bpfqdisc_%s %s's %s.\n# TYPE bpfqdisc_%s %s\n", name,
 				       k->kind, meta->xstats[x].name, name, counter ? "counter" : "gauge");
 			any = true;
-			prom(&v[i], name, "", v[i].inst.cnt.x[x]);
+			prom_scaled(&v[i], name, "", v[i].inst.cnt.x[x], per_unit);
 		}
 	}
 }
 
-/* The metrics every kind's qdiscs have; a kind's own are bpfqdisc_KIND_NAME. */
-static const struct { const char *name, *type, *help; } core_metrics[] = {
-	{ "sent_bytes_total", "counter", "Bytes dequeued, as tc -s counts them." },
-	{ "sent_packets_total", "counter", "Packets (GSO segments) dequeued." },
-	{ "backlog_bytes", "gauge", "Bytes queued." },
-	{ "qlen_packets", "gauge", "Packets queued." },
-	{ "enqueued_total", "counter", "skbs the BPF qdisc queued." },
-	{ "dequeued_total", "counter", "skbs the BPF qdisc released." },
-	{ "drops_total", "counter", "skbs the BPF qdisc dropped, by reason." },
-	{ "marks_total", "counter", "skbs the BPF qdisc wanted congestion-marked." },
-};
-
-/* The keys of stats -j's "bpf" that every kind has. */
-static const char *const core_counters[] = {
-	"enqueued", "dequeued", "dequeued_bytes", "marks", "throttled", "resets", "drops",
-};
-
-bool bq_core_name(const char *name, bool prometheus)
-{
-	size_t n = prometheus ? sizeof(core_metrics) / sizeof(core_metrics[0]) :
-			      sizeof(core_counters) / sizeof(core_counters[0]);
-
-	for (size_t i = 0; i < n; i++)
-		if (!strcmp(name, prometheus ? core_metrics[i].name : core_counters[i]))
-			return true;
-	return false;
-}
-
-static void print_prom(const struct view *v, size_t n)
+static void print_prom(const struct bq_qdisc_view *v, size_t n)
 {
 	char reason[64];
 
-	for (size_t j = 0; j < sizeof(core_metrics) / sizeof(core_metrics[0]); j++) {
-		const char *name = core_metrics[j].name;
+	for (size_t j = 0; j < BQ_NCORE_METRICS; j++) {
+		const char *name = bq_core_metrics[j].name;
 
-		printf("# HELP bpfqdisc_%s %s\n# TYPE bpfqdisc_%s %s\n", name, core_metrics[j].help,
-		       name, core_metrics[j].type);
+		printf("# HELP bpfqdisc_%s %s\n# TYPE bpfqdisc_%s %s\n", name, bq_core_metrics[j].help,
+		       name, bq_core_metrics[j].type);
 		for (size_t i = 0; i < n; i++) {
 			const struct bq_counters *c = &v[i].inst.cnt;
 
@@ -279,6 +189,8 @@ static void print_prom(const struct view *v, size_t n)
 				}
 				break;
 			case 7: prom(&v[i], name, "", c->marks); break;
+			case 8: prom(&v[i], name, "", c->overlimits); break;
+			case 9: prom(&v[i], name, "", c->resets); break;
 			}
 		}
 	}
@@ -288,9 +200,9 @@ static void print_prom(const struct view *v, size_t n)
 
 static int show_once(const struct opts *o)
 {
-	struct view *v;
+	struct bq_qdisc_view *v;
 	size_t n;
-	int err = collect(o, &v, &n);
+	int err = bq_qdisc_views(o->ifindex, o->ours_only, &v, &n);
 
 	if (err) {
 		bq_err("cannot list qdiscs: %s", strerror(-err));
@@ -355,10 +267,9 @@ static int run(struct opts *o, int argc, char **argv)
 
 	if (err)
 		return err;
-	err = bq_check_caps(BQ_NEED_READ) ?: bq_ensure_bpffs();
+	err = bq_prepare(BQ_NEED_READ);
 	if (err)
 		return err;
-	bq_tidy();
 	for (;;) {
 		err = show_once(o);
 		if (err || !o->interval)

@@ -6,7 +6,6 @@
  * admin's output, make it invalid UTF-8 that a parser refuses, or send
  * escape sequences to the admin's terminal.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include "lib.h"
@@ -111,17 +110,4 @@ const char *bq_text_str(const char *str, char *buf, size_t len)
 	}
 	buf[used] = 0;
 	return buf;
-}
-
-const char *bq_prog_name = "bpfqdisc";
-
-void bq_err(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "%s: ", bq_prog_name);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
 }

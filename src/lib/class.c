@@ -36,13 +36,12 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
-#include <bpf/bpf.h>
+#include <linux/bpf.h>
 #include "lib.h"
 
-#define TC_H_ROOT		0xFFFFFFFFU
 #define CGROUP2_SUPER_MAGIC	0x63677270
 
-static const char *const selectors[BQ_BY_KEYS] = {
+const char *const bq_class_selectors[BQ_BY_KEYS] = {
 	[BQ_BY_CGROUP] = "cgroup", [BQ_BY_MARK] = "mark", [BQ_BY_PRIORITY] = "priority",
 };
 
@@ -54,42 +53,12 @@ static const char *const selectors[BQ_BY_KEYS] = {
  */
 static void warn_sender_picks(const char *dev)
 {
-	bq_err("warning: on %s every sender picks its own priority (SO_PRIORITY 0-6 and IP_TOS "
+	bq_warn("warning: on %s every sender picks its own priority (SO_PRIORITY 0-6 and IP_TOS "
 	       "need no privilege) and so its class; a class by priority holds only senders "
 	       "that keep theirs (with shared_default on, keys without a class share priority "
 	       "0's aggregate and rate)", dev);
 }
 
-struct class_req {
-	const char *verb;
-	const char *dev;
-	int ifindex;
-	__u32 parent, handle;
-	int by;			/* enum bq_class_by; -1 when not given */
-	const char *what;	/* the selector's value as given */
-	__u64 id;
-	/* The fields as given ("rate 10mbit"), then as the kind's. */
-	const char *word[BQ_MAX_CLASS_FIELDS], *text[BQ_MAX_CLASS_FIELDS];
-	int nwords;
-	__u64 val[BQ_MAX_CLASS_FIELDS];
-	__u64 def[BQ_MAX_CLASS_FIELDS];	/* show: the fields of aggregates without a class */
-	bool json;
-	/* The qdisc. */
-	const struct bq_kind *kind;
-	const struct bq_kind_classes *cl;
-	struct bq_instance inst;
-	int classes, aggs;	/* its maps' fds */
-	__u32 class_size, agg_size;	/* their values' sizes */
-};
-
-static int bad(const char *fmt, const char *arg)
-{
-	char buf[256];
-
-	snprintf(buf, sizeof(buf), fmt, arg);
-	bq_err("%s", buf);
-	return BQ_EXIT_USAGE;
-}
 
 static const char *cgroup2_mount(void)
 {
@@ -138,23 +107,20 @@ static int cgroup_id(const char *path, bool deep_ok, __u64 *id)
 	struct stat st;
 
 	if (!mnt)
-		return bad("%s", "no cgroup2 mount: cannot name a cgroup");
+		return bq_invalid("%s", "no cgroup2 mount: cannot name a cgroup");
 	/* Cut short, it could name another cgroup. */
 	if (snprintf(full, sizeof(full), "%s%s%s", mnt, path[0] == '/' ? "" : "/", path) >=
 	    (int)sizeof(full))
-		return bad("cgroup path too long: '%.64s...'", path);
+		return bq_invalid("cgroup path too long: '%.64s...'", path);
 	if (!strncmp(path, mnt, strlen(mnt)) && !stat(path, &st))
 		snprintf(full, sizeof(full), "%s", path);
 	if (stat(full, &st) || !S_ISDIR(st.st_mode) || statfs(full, &sfs) ||
 	    sfs.f_type != CGROUP2_SUPER_MAGIC) {
-		bq_err("no cgroup '%s' under %s", path, mnt);
-		return BQ_EXIT_USAGE;
+		return bq_invalid("no cgroup '%s' under %s", path, mnt);
 	}
-	if (!deep_ok && cgroup_level(full) >= BQ_CG_LEVELS) {
-		bq_err("cgroup '%s' is %d levels deep or more: a class must be above, where its children cannot escape it",
+	if (!deep_ok && cgroup_level(full) >= BQ_CG_LEVELS)
+		return bq_invalid("cgroup '%s' is %d levels deep or more: a class must be above, where its children cannot escape it",
 		       path, BQ_CG_LEVELS);
-		return BQ_EXIT_USAGE;
-	}
 	*id = st.st_ino;
 	return 0;
 }
@@ -183,7 +149,7 @@ static const char *cgroup_name(__u64 id)
 	return found_path;
 }
 
-static int parse_selector(struct class_req *r)
+static int parse_selector(struct bq_class_req *r)
 {
 	const char *why;
 	__u64 v;
@@ -194,14 +160,12 @@ static int parse_selector(struct class_req *r)
 		__u32 h;
 
 		if (bq_parse_handle(r->what, &h))
-			return bad("bad priority '%s' (a number, or MAJOR:MINOR in hex)", r->what);
+			return bq_invalid("bad priority '%s' (a number, or MAJOR:MINOR in hex)", r->what);
 		r->id = h;
 		return 0;
 	}
-	if (bq_parse_value(BQ_UNIT_COUNT, r->what, &v, &why) || v > 0xFFFFFFFFULL) {
-		bq_err("bad %s '%s' (a number, 0 to 4294967295)", selectors[r->by], r->what);
-		return BQ_EXIT_USAGE;
-	}
+	if (bq_parse_value(BQ_UNIT_COUNT, r->what, &v, &why) || v > 0xFFFFFFFFULL)
+		return bq_invalid("bad %s '%s' (a number, 0 to 4294967295)", bq_class_selectors[r->by], r->what);
 	r->id = v;
 	return 0;
 }
@@ -289,7 +253,7 @@ static bool field_missing(const struct bq_kind_classes *cl, const bool *given, c
  * range, and with add and change every field given. -ENOENT if a word is
  * none of cl's fields, -EINVAL for anything else wrong; *why says what.
  */
-static int check_fields(const struct bq_kind_classes *cl, struct class_req *r, char *why,
+static int check_fields(const struct bq_kind_classes *cl, struct bq_class_req *r, char *why,
 			size_t len)
 {
 	bool given[BQ_MAX_CLASS_FIELDS] = {}, all = !strcmp(r->verb, "add") ||
@@ -333,7 +297,7 @@ static int check_fields(const struct bq_kind_classes *cl, struct class_req *r, c
  * would name one), the qdisc's own kind says what is wrong once it is
  * found: "which rate?" is no answer for a qdisc whose classes have none.
  */
-static int check_fields_any(struct class_req *r)
+static int check_fields_any(struct bq_class_req *r)
 {
 	char why[256], first[256] = "";
 	size_t takers = 0;
@@ -347,83 +311,79 @@ static int check_fields_any(struct class_req *r)
 		if (cl && (err != -ENOENT ? !takers++ : !first[0]))
 			snprintf(first, sizeof(first), "%s", why);
 	}
-	return first[0] && takers < 2 ? bad("%s", first) : 0;
+	return first[0] && takers < 2 ? bq_invalid("%s", first) : 0;
 }
 
-static enum bq_need verb_needs(const struct class_req *r)
+void bq_class_init(struct bq_class_req *r, const char *verb)
+{
+	*r = (struct bq_class_req){ .verb = verb, .parent = TC_H_ROOT, .by = -1, .classes = -1,
+				    .aggs = -1 };
+}
+
+void bq_class_close(struct bq_class_req *r)
+{
+	if (r->classes >= 0)
+		close(r->classes);
+	if (r->aggs >= 0)
+		close(r->aggs);
+	r->classes = r->aggs = -1;
+}
+
+enum bq_need bq_class_needs(const struct bq_class_req *r)
 {
 	return strcmp(r->verb, "show") ? BQ_NEED_LOAD : BQ_NEED_READ;
 }
 
-/* dev DEV [root | parent X:Y | handle X:] [SELECTOR VALUE] [FIELD VALUE ...] [-j] */
-static int parse_args(int argc, char **argv, struct class_req *r)
+int bq_class_arg(struct bq_class_req *r, const char *a, const char *v)
 {
-	for (int i = 0; i < argc; i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		bool field = false;
-		int by = -1;
+	int by = -1;
 
-		for (size_t s = 0; s < BQ_BY_KEYS; s++)
-			if (!strcmp(a, selectors[s]))
-				by = s;
-		if (!strcmp(a, "root")) {
-			r->parent = TC_H_ROOT;
-			continue;
-		}
-		if (!strcmp(a, "-j") || !strcmp(a, "--json")) {
-			r->json = true;
-			continue;
-		}
-		if (by < 0 && strcmp(a, "dev") && strcmp(a, "parent") && strcmp(a, "handle")) {
-			/* Without privilege the kinds loaded from files are unseen: a
-			 * field of theirs would be called unknown. */
-			if (!known_field(a))
-				return bq_check_caps(verb_needs(r)) ?: bad("unknown argument '%s'", a);
-			field = true;
-		}
-		if (!v)
-			return bad("'%s' needs a value", a);
-		i++;
-		if (by >= 0) {
-			r->by = by;
-			r->what = v;
-		} else if (field) {
-			if (r->nwords == BQ_MAX_CLASS_FIELDS)
-				return bad("%s", "too many fields");
-			r->word[r->nwords] = a;
-			r->text[r->nwords++] = v;
-		} else if (a[0] == 'd') {
-			r->dev = v;
-		} else if (bq_parse_handle(v, a[0] == 'p' ? &r->parent : &r->handle)) {
-			return bad("bad handle '%s' (expected MAJOR:[MINOR] in hex)", v);
-		}
+	for (size_t s = 0; s < BQ_BY_KEYS; s++)
+		if (!strcmp(a, bq_class_selectors[s]))
+			by = s;
+	/* Without privilege the kinds loaded from files are unseen: a field
+	 * of theirs would be called unknown. */
+	if (by < 0 && !known_field(a))
+		return bq_check_caps(bq_class_needs(r)) ?: bq_invalid("unknown argument '%s'", a);
+	if (!v)
+		return bq_invalid("'%s' needs a value", a);
+	if (by >= 0) {
+		r->by = by;
+		r->what = v;
+		return 0;
 	}
-	if (!r->dev)
-		return bad("%s", "which device? (dev DEV)");
-	r->ifindex = if_nametoindex(r->dev);
-	if (!r->ifindex)
-		return bad("no such device '%s'", r->dev);
+	if (r->nwords == BQ_MAX_CLASS_FIELDS)
+		return bq_invalid("%s", "too many fields");
+	r->word[r->nwords] = a;
+	r->text[r->nwords++] = v;
 	return 0;
 }
 
-/* What each verb needs, checked before anything is touched. */
-static int check_args(struct class_req *r)
+int bq_class_place(struct bq_class_req *r)
+{
+	if (!r->dev)
+		return bq_invalid("%s", "which device? (dev DEV)");
+	r->ifindex = if_nametoindex(r->dev);
+	if (!r->ifindex)
+		return bq_invalid("no such device '%s'", r->dev);
+	return 0;
+}
+
+int bq_class_check(struct bq_class_req *r)
 {
 	bool show = !strcmp(r->verb, "show"), del = !strcmp(r->verb, "del");
 
 	if (show && (r->by >= 0 || r->nwords))
-		return bad("%s", "class show takes dev, root, parent, handle and -j only");
+		return bq_invalid("%s", "class show takes dev, root, parent, handle and -j only");
 	if (!show && r->by < 0)
-		return bad("%s", "which aggregate? (cgroup PATH, mark N or priority N)");
+		return bq_invalid("%s", "which aggregate? (cgroup PATH, mark N or priority N)");
 	if (del && r->nwords)
-		return bad("class del takes no %s", r->word[0]);
-	if (r->json && !show)
-		return bad("%s", "-j is for class show");
+		return bq_invalid("class del takes no %s", r->word[0]);
 	return check_fields_any(r) ?: (r->by >= 0 ? parse_selector(r) : 0);
 }
 
 /* A parameter of the qdisc, by name. */
-static int instance_param(const struct class_req *r, const char *name, __u64 *v)
+static int instance_param(const struct bq_class_req *r, const char *name, __u64 *v)
 {
 	const struct bq_kind_meta *m = bq_kind_meta(r->kind);
 	struct bq_params p;
@@ -455,10 +415,9 @@ static const char *kinds_with_classes(char *buf, size_t len)
 
 static __u32 value_size(int fd)
 {
-	struct bpf_map_info info = {};
-	__u32 len = sizeof(info);
+	struct bpf_map_info info;
 
-	return bpf_map_get_info_by_fd(fd, &info, &len) ? 0 : info.value_size;
+	return bq_bpf_map_info(fd, &info) ? 0 : info.value_size;
 }
 
 static bool fields_fit(const struct bq_class_field *f, size_t n, __u32 size)
@@ -470,87 +429,71 @@ static bool fields_fit(const struct bq_class_field *f, size_t n, __u32 size)
 }
 
 /* The class and aggregate maps of r's kind, open, their values as its descriptor says. */
-static int open_maps(struct class_req *r)
+static int open_maps(struct bq_class_req *r)
 {
 	const struct bq_kind_classes *cl = r->cl;
 
 	r->classes = bq_open_map(r->kind, cl->desc.map);
 	r->aggs = cl->aggs.map[0] ? bq_open_map(r->kind, cl->aggs.map) : -1;
-	if (r->classes < 0 || (cl->aggs.map[0] && r->aggs < 0)) {
-		bq_err("cannot open the class maps of %s: %s", r->kind->kind, strerror(errno));
-		return BQ_EXIT_FAIL;
-	}
+	if (r->classes < 0 || (cl->aggs.map[0] && r->aggs < 0))
+		return bq_error(-errno, "cannot open the class maps of %s: %s", r->kind->kind, strerror(errno));
 	r->class_size = value_size(r->classes);
 	r->agg_size = r->aggs < 0 ? 0 : value_size(r->aggs);
 	if (!fields_fit(cl->fields, cl->nfields, r->class_size) ||
 	    (r->aggs >= 0 && (!fields_fit(cl->counters, cl->ncounters, r->agg_size) ||
 			      cl->aggs.id + sizeof(__u64) > r->agg_size))) {
-		bq_err("the class maps of %s do not hold the fields it declares", r->kind->kind);
-		return BQ_EXIT_FAIL;
+		return bq_error(-EIO, "the class maps of %s do not hold the fields it declares", r->kind->kind);
 	}
 	return 0;
 }
 
 /* What names the aggregates of r's qdisc, into r->by; the one given must be it. */
-static int qdisc_by(struct class_req *r)
+static int qdisc_by(struct bq_class_req *r)
 {
 	const char *param = r->cl->desc.by_param;
 	char how[48] = "";
 	__u64 by = r->cl->desc.by;
 
-	if (param[0] && instance_param(r, param, &by)) {
-		bq_err("cannot read the parameters of %s on %s", r->kind->kind, r->dev);
-		return BQ_EXIT_FAIL;
-	}
+	if (param[0] && instance_param(r, param, &by))
+		return bq_error(-EIO, "cannot read the parameters of %s on %s", r->kind->kind, r->dev);
 	if (param[0])
 		snprintf(how, sizeof(how), " (%s %llu)", param, (unsigned long long)by);
-	if (r->by >= 0 && (__u64)r->by != by) {
-		bq_err("%s on %s classifies by %s%s, not by %s", r->kind->kind, r->dev,
-		       by < BQ_BY_KEYS ? selectors[by] : "?", how, selectors[r->by]);
-		return BQ_EXIT_USAGE;
-	}
-	if (by >= BQ_BY_KEYS) {
-		bq_err("%s on %s classifies by%s, which bpfqdisc does not know", r->kind->kind,
+	if (r->by >= 0 && (__u64)r->by != by)
+		return bq_invalid("%s on %s classifies by %s%s, not by %s", r->kind->kind, r->dev,
+		       by < BQ_BY_KEYS ? bq_class_selectors[by] : "?", how, bq_class_selectors[r->by]);
+	if (by >= BQ_BY_KEYS)
+		return bq_error(-EIO, "%s on %s classifies by%s, which bpfqdisc does not know", r->kind->kind,
 		       r->dev, how);
-		return BQ_EXIT_FAIL;
-	}
 	r->by = by;
 	return 0;
 }
 
 /* The qdisc at r's place, which must be one with classes, and its maps. */
-static int find_qdisc(struct class_req *r)
+int bq_class_find_qdisc(struct bq_class_req *r)
 {
 	char kinds[128], why[256];
 
-	if (bq_find_instance(r->ifindex, r->parent, r->handle, &r->kind, &r->inst)) {
-		bq_err("no BPF qdisc of bpfqdisc at %s %s", r->dev,
-		       r->handle ? "with that handle" : r->parent == TC_H_ROOT ? "root" : "with that parent");
-		return BQ_EXIT_USAGE;
-	}
+	if (bq_find_instance(r->ifindex, r->parent, r->handle, &r->kind, &r->inst))
+		return bq_no_instance(r->dev, r->parent, r->handle);
 	r->cl = classes_of(r->kind);
-	if (!r->cl) {
-		bq_err("%s on %s has no classes (%s)", r->kind->kind, r->dev,
+	if (!r->cl)
+		return bq_invalid("%s on %s has no classes (%s)", r->kind->kind, r->dev,
 		       kinds_with_classes(kinds, sizeof(kinds)));
-		return BQ_EXIT_USAGE;
-	}
 	if (check_fields(r->cl, r, why, sizeof(why)))
-		return bad("%s", why);
+		return bq_invalid("%s", why);
 	return open_maps(r) ?: qdisc_by(r);
 }
 
 static __u32 map_entries(int fd)
 {
-	struct bpf_map_info info = {};
-	__u32 len = sizeof(info);
+	struct bpf_map_info info;
 
-	return bpf_map_get_info_by_fd(fd, &info, &len) ? 0 : info.max_entries;
+	return bq_bpf_map_info(fd, &info) ? 0 : info.max_entries;
 }
 
-static int replaced(const struct class_req *r)
+static int replaced(const struct bq_class_req *r)
 {
-	bq_err("%s on %s was replaced meanwhile: run the class command again", r->kind->kind, r->dev);
-	return BQ_EXIT_FAIL;
+	return bq_error(-ESTALE, "%s on %s was replaced meanwhile: run the class command again", r->kind->kind, r->dev);
 }
 
 static __u64 field_get(const struct bq_class_field *f, const void *value)
@@ -572,19 +515,20 @@ static void field_put(const struct bq_class_field *f, void *value, __u64 v)
 	memcpy((char *)value + f->offset, f->size == 4 ? (void *)&v32 : (void *)&v, f->size);
 }
 
-static int write_error(const struct class_req *r)
+static int write_error(const struct bq_class_req *r)
 {
-	if (errno == EEXIST || errno == ENOENT) {
-		bq_err("%s %s %s on %s", errno == EEXIST ? "there is already a class for" :
-		       "there is no class for", selectors[r->by], r->what, r->dev);
-		return BQ_EXIT_USAGE;
+	int err = -errno;
+
+	if (err == -EEXIST || err == -ENOENT) {
+		bq_invalid("%s %s %s on %s", err == -EEXIST ? "there is already a class for" :
+			   "there is no class for", bq_class_selectors[r->by], r->what, r->dev);
+		return err;
 	}
-	if (errno == E2BIG)
-		bq_err("cannot add the class: the class map of %s is full (%u classes for all its qdiscs; "
-		       "load it with a larger --max-instances for more)", r->kind->kind, map_entries(r->classes));
-	else
-		bq_err("cannot %s the class: %s", r->verb, strerror(errno));
-	return BQ_EXIT_FAIL;
+	if (err == -E2BIG)
+		return bq_error(err, "cannot add the class: the class map of %s is full (%u classes for "
+				"all its qdiscs; load it with a larger --max-instances for more)",
+				r->kind->kind, map_entries(r->classes));
+	return bq_error(err, "cannot %s the class: %s", r->verb, strerror(-err));
 }
 
 /*
@@ -592,7 +536,7 @@ static int write_error(const struct class_req *r)
  * qdisc_by read it: qdisc change refuses that while classes exist, and a
  * class added meanwhile would be read as a key of the new kind.
  */
-static bool by_changed(const struct class_req *r)
+static bool by_changed(const struct bq_class_req *r)
 {
 	const char *param = r->cl->desc.by_param;
 	__u64 by;
@@ -600,17 +544,15 @@ static bool by_changed(const struct class_req *r)
 	return param[0] && (instance_param(r, param, &by) || by != (__u64)r->by);
 }
 
-static int write_class(struct class_req *r)
+int bq_class_write(struct bq_class_req *r)
 {
 	struct bq_class_key key = { .slot = r->inst.slot, .gen = r->inst.created_ns, .id = r->id };
 	bool add = !strcmp(r->verb, "add");
 	void *c = calloc(1, r->class_size);
 	int err;
 
-	if (!c) {
-		bq_err("%s", "out of memory");
-		return BQ_EXIT_FAIL;
-	}
+	if (!c)
+		return bq_error(-ENOMEM, "%s", "out of memory");
 	for (size_t i = 0; i < r->cl->nfields; i++)
 		field_put(&r->cl->fields[i], c, r->val[i]);
 	bq_stop_at("write");	/* test_slot_reuse replaces the qdisc here */
@@ -622,22 +564,21 @@ static int write_class(struct class_req *r)
 	if (!bq_instance_current(r->kind, &r->inst))
 		err = -ESTALE;
 	else if (!strcmp(r->verb, "del"))
-		err = bpf_map_delete_elem(r->classes, &key);
+		err = bq_bpf_map_delete(r->classes, &key);
 	else
-		err = bpf_map_update_elem(r->classes, &key, c, add ? BPF_NOEXIST : BPF_EXIST);
+		err = bq_bpf_map_update(r->classes, &key, c, add ? BPF_NOEXIST : BPF_EXIST);
 	free(c);
 	if (!err && !bq_instance_current(r->kind, &r->inst)) {
 		if (add)
-			bpf_map_delete_elem(r->classes, &key);
+			bq_bpf_map_delete(r->classes, &key);
 		err = -ESTALE;
 	}
 	if (err)
 		return err == -ESTALE ? replaced(r) : write_error(r);
 	if (add && by_changed(r)) {
-		bpf_map_delete_elem(r->classes, &key);
-		bq_err("%s of %s on %s changed meanwhile: the class is not added",
+		bq_bpf_map_delete(r->classes, &key);
+		return bq_error(-ESTALE, "%s of %s on %s changed meanwhile: the class is not added",
 		       r->cl->desc.by_param, r->kind->kind, r->dev);
-		return BQ_EXIT_FAIL;
 	}
 	if (add && r->by == BQ_BY_PRIORITY)
 		warn_sender_picks(r->dev);
@@ -653,7 +594,7 @@ static bool next_class(int fd, const struct bq_instance *inst, struct bq_class_k
 {
 	struct bq_class_key next;
 
-	while (!bpf_map_get_next_key(fd, first ? NULL : key, &next)) {
+	while (!bq_bpf_map_next_key(fd, first ? NULL : key, &next)) {
 		*key = next;
 		first = false;
 		if (key->slot == inst->slot && key->gen == inst->created_ns)
@@ -664,65 +605,20 @@ static bool next_class(int fd, const struct bq_instance *inst, struct bq_class_k
 
 /* --- show --------------------------------------------------------------- */
 
-/* An aggregate as class show prints it: its key and counters. */
-struct agg_row {
-	__u64 id;
-	__u64 cnt[BQ_MAX_CLASS_FIELDS];
-};
-
-static const char *key_name(const struct class_req *r, __u64 id)
+static void key_name(const struct bq_class_req *r, __u64 id, char *buf, size_t len)
 {
-	static char buf[64];
-
 	if (r->by == BQ_BY_CGROUP)
-		return id ? cgroup_name(id) : "none";
-	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)id);
-	return buf;
-}
-
-static void show_json(const struct class_req *r, const char *name, const struct agg_row *a,
-		      const __u64 *val, bool class)
-{
-	const struct bq_kind_classes *cl = r->cl;
-
-	printf("{\"dev\":");
-	bq_json_str(stdout, r->dev);
-	printf(",\"%s\":", selectors[r->by]);
-	bq_json_str(stdout, name);
-	printf(",\"id\":%llu", (unsigned long long)a->id);
-	for (size_t i = 0; i < cl->nfields; i++)
-		printf(",\"%s\":%llu", cl->fields[i].name, (unsigned long long)val[i]);
-	printf(",\"class\":%s", class ? "true" : "false");
-	for (size_t i = 0; i < cl->ncounters; i++)
-		printf(",\"%s\":%llu", cl->counters[i].name, (unsigned long long)a->cnt[i]);
-	printf("}");
-}
-
-static void show_text(const struct class_req *r, const char *name, const struct agg_row *a,
-		      const __u64 *val, bool class)
-{
-	const struct bq_kind_classes *cl = r->cl;
-	char buf[32], shown[BQ_TEXT_LEN(sizeof(found_path))];
-
-	printf("%s %s", selectors[r->by], bq_text_str(name, shown, sizeof(shown)));
-	for (size_t i = 0; i < cl->nfields; i++) {
-		const struct bq_class_field *f = &cl->fields[i];
-
-		printf(" %s %s", f->name, !val[i] && f->zero[0] ? f->zero :
-		       bq_format_value(f->unit, val[i], buf, sizeof(buf)));
-	}
-	printf("%s", class ? "" : " (default)");
-	for (size_t i = 0; i < cl->ncounters; i++)
-		printf(" %s %llu", cl->counters[i].name, (unsigned long long)a->cnt[i]);
-	printf("\n");
+		snprintf(buf, len, "%s", id ? cgroup_name(id) : "none");
+	else
+		snprintf(buf, len, "%llu", (unsigned long long)id);
 }
 
 /* The fields of aggregate id: its class's (true), or the qdisc's defaults. */
-static bool class_fields(const struct class_req *r, __u64 id, __u64 *val)
+static bool class_fields(const struct bq_class_req *r, __u64 id, __u64 *val)
 {
 	struct bq_class_key key = { .slot = r->inst.slot, .gen = r->inst.created_ns, .id = id };
 	void *c = calloc(1, r->class_size);
-	bool found = c && !bpf_map_lookup_elem(r->classes, &key, c);
+	bool found = c && !bq_bpf_map_lookup(r->classes, &key, c);
 
 	for (size_t i = 0; i < r->cl->nfields; i++)
 		val[i] = found ? field_get(&r->cl->fields[i], c) : r->def[i];
@@ -731,7 +627,7 @@ static bool class_fields(const struct class_req *r, __u64 id, __u64 *val)
 }
 
 /* What the qdisc gives the aggregates without a class: its parameters, or 0. */
-static void read_defaults(struct class_req *r)
+static void read_defaults(struct bq_class_req *r)
 {
 	for (size_t i = 0; i < r->cl->nfields; i++) {
 		r->def[i] = 0;
@@ -740,32 +636,12 @@ static void read_defaults(struct class_req *r)
 	}
 }
 
-/* A row for aggregate a; with need_class, only if it has a class. */
-static void show_row(const struct class_req *r, bool *first, const struct agg_row *a,
-		     bool need_class)
-{
-	__u64 val[BQ_MAX_CLASS_FIELDS];
-	bool class = class_fields(r, a->id, val);
-	const char *name;
-
-	if (need_class && !class)
-		return;
-	name = key_name(r, a->id);
-	if (r->json) {
-		printf("%s", *first ? "" : ",");
-		show_json(r, name, a, val, class);
-	} else {
-		show_text(r, name, a, val, class);
-	}
-	*first = false;
-}
-
-/* The qdisc's aggregates in use (BQ_CLASS_AGGS); n = their count. */
-static struct agg_row *read_aggs(const struct class_req *r, size_t *n)
+/* The qdisc's aggregates in use (BQ_CLASS_AGGS), room for as many more; n = their count. */
+static struct bq_class_row *read_aggs(const struct bq_class_req *r, size_t *n, size_t more)
 {
 	const struct bq_kind_meta *m = bq_kind_meta(r->kind);
 	const struct bq_kind_classes *cl = r->cl;
-	struct agg_row *v;
+	struct bq_class_row *v;
 	char *val;
 
 	*n = 0;
@@ -774,12 +650,12 @@ static struct agg_row *read_aggs(const struct class_req *r, size_t *n)
 			*n = r->inst.cnt.x[i];
 	if (cl->aggs.first + *n > cl->per_slot)
 		*n = 0;
-	v = calloc(*n + 1, sizeof(*v));
+	v = calloc(*n + more + 1, sizeof(*v));
 	val = calloc(1, r->agg_size + 1);
 	for (size_t i = 0; v && val && i < *n; i++) {
 		__u32 key = r->inst.slot * cl->per_slot + cl->aggs.first + i;
 
-		if (bpf_map_lookup_elem(r->aggs, &key, val))
+		if (bq_bpf_map_lookup(r->aggs, &key, val))
 			continue;
 		memcpy(&v[i].id, val + cl->aggs.id, sizeof(v[i].id));
 		for (size_t c = 0; c < cl->ncounters; c++)
@@ -789,37 +665,56 @@ static struct agg_row *read_aggs(const struct class_req *r, size_t *n)
 	return v;
 }
 
-static int show(struct class_req *r)
+/* The classes of inst in class map fd: a count, or -errno. */
+static int count_in(int fd, const struct bq_instance *inst)
 {
 	struct bq_class_key key;
-	struct agg_row *aggs;
-	bool first = true;
-	size_t n;
+	int n = 0;
+
+	for (bool more = next_class(fd, inst, &key, true); more;
+	     more = next_class(fd, inst, &key, false))
+		n++;
+	return n;
+}
+
+/*
+ * The aggregates the qdisc has seen, with their fields (their class's, or
+ * the qdisc's defaults) and counters, then the classes whose aggregate has
+ * sent nothing yet.
+ */
+int bq_class_rows(struct bq_class_req *r, struct bq_class_row **out, size_t *n)
+{
+	struct bq_class_key key;
+	struct bq_class_row *v;
+	size_t seen_n, m = 0;
 
 	read_defaults(r);
-	aggs = read_aggs(r, &n);
-	if (!aggs) {
-		bq_err("%s", "out of memory");
-		return BQ_EXIT_FAIL;
+	v = read_aggs(r, &seen_n, count_in(r->classes, &r->inst));
+	if (!v)
+		return bq_error(-ENOMEM, "%s", "out of memory");
+	for (size_t i = 0; i < seen_n; i++) {
+		v[m] = v[i];
+		v[m].class = class_fields(r, v[m].id, v[m].val);
+		key_name(r, v[m].id, v[m].name, sizeof(v[m].name));
+		m++;
 	}
-	if (r->json)
-		printf("[");
-	for (size_t i = 0; i < n; i++)
-		show_row(r, &first, &aggs[i], false);
-	/* Classes whose aggregate has sent nothing yet. */
 	for (bool more = next_class(r->classes, &r->inst, &key, true); more;
 	     more = next_class(r->classes, &r->inst, &key, false)) {
-		struct agg_row none = { .id = key.id };
 		bool seen = false;
 
-		for (size_t i = 0; i < n; i++)
-			seen |= aggs[i].id == key.id;
-		if (!seen)
-			show_row(r, &first, &none, true);
+		for (size_t i = 0; i < seen_n; i++)
+			seen |= v[i].id == key.id;
+		if (seen)
+			continue;
+		v[m] = (struct bq_class_row){ .id = key.id };
+		v[m].class = class_fields(r, key.id, v[m].val);
+		if (!v[m].class)
+			continue;
+		key_name(r, key.id, v[m].name, sizeof(v[m].name));
+		m++;
 	}
-	if (r->json)
-		printf("]\n");
-	free(aggs);
+	*out = v;
+	*n = m;
 	return 0;
 }
 
@@ -840,14 +735,11 @@ static int by_param_index(const struct bq_kind *k)
 /* The classes of instance inst of kind k: a count, or -errno. */
 static int count_classes(const struct bq_kind *k, const struct bq_instance *inst)
 {
-	int fd = bq_open_map(k, classes_of(k)->desc.map), n = 0;
-	struct bq_class_key key;
+	int fd = bq_open_map(k, classes_of(k)->desc.map), n;
 
 	if (fd < 0)
 		return -errno;
-	for (bool more = next_class(fd, inst, &key, true); more;
-	     more = next_class(fd, inst, &key, false))
-		n++;
+	n = count_in(fd, inst);
 	close(fd);
 	return n;
 }
@@ -864,16 +756,13 @@ int bq_class_rekey_refused(const struct bq_kind *k, const struct bq_instance *in
 	if (!n)
 		return 0;
 	param = bq_kind_meta(k)->params[i].name;
-	if (n < 0) {
-		bq_err("cannot read the classes of %s on %s: %s", k->kind, dev, strerror(-n));
-		return BQ_EXIT_FAIL;
-	}
-	bq_err("%s on %s has %d class%s by %s (%s %llu), which %s %llu would read as other keys: "
+	if (n < 0)
+		return bq_error(n, "cannot read the classes of %s on %s: %s", k->kind, dev, strerror(-n));
+	return bq_invalid("%s on %s has %d class%s by %s (%s %llu), which %s %llu would read as other keys: "
 	       "delete %s first (bpfqdisc class del dev %s %s ...)", k->kind, dev, n,
-	       n > 1 ? "es" : "", cur->v[i] < BQ_BY_KEYS ? selectors[cur->v[i]] : "?", param,
+	       n > 1 ? "es" : "", cur->v[i] < BQ_BY_KEYS ? bq_class_selectors[cur->v[i]] : "?", param,
 	       (unsigned long long)cur->v[i], param, (unsigned long long)next->v[i],
-	       n > 1 ? "them" : "it", dev, cur->v[i] < BQ_BY_KEYS ? selectors[cur->v[i]] : "?");
-	return BQ_EXIT_USAGE;
+	       n > 1 ? "them" : "it", dev, cur->v[i] < BQ_BY_KEYS ? bq_class_selectors[cur->v[i]] : "?");
 }
 
 void bq_class_warn_keys(const struct bq_kind *k, const char *dev, const struct bq_params *cur,
@@ -885,25 +774,3 @@ void bq_class_warn_keys(const struct bq_kind *k, const char *dev, const struct b
 		warn_sender_picks(dev);
 }
 
-int bq_cmd_class(int argc, char **argv)
-{
-	struct class_req r = { .verb = argc > 1 ? argv[1] : "show", .parent = TC_H_ROOT, .by = -1,
-			       .classes = -1, .aggs = -1 };
-	int err;
-
-	if (!strcmp(r.verb, "list") || !strcmp(r.verb, "ls"))
-		r.verb = "show";
-	if (strcmp(r.verb, "add") && strcmp(r.verb, "change") && strcmp(r.verb, "del") &&
-	    strcmp(r.verb, "show"))
-		return bad("unknown class command '%s' (add, change, del, show)", r.verb);
-	err = parse_args(argc - 2, argv + 2, &r) ?: check_args(&r) ?:
-	      bq_check_caps(verb_needs(&r)) ?:
-	      bq_check_kernel() ?: bq_ensure_bpffs() ?: find_qdisc(&r);
-	if (!err)
-		err = strcmp(r.verb, "show") ? write_class(&r) : show(&r);
-	if (r.classes >= 0)
-		close(r.classes);
-	if (r.aggs >= 0)
-		close(r.aggs);
-	return err;
-}

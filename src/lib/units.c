@@ -202,6 +202,27 @@ int bq_parse_value(enum bq_unit unit, const char *text, __u64 *out, const char *
 	return 0;
 }
 
+const char *bq_format_default(const struct bq_param_desc *d, char *buf, size_t len)
+{
+	if (d->def == BQ_AUTO) {
+		snprintf(buf, len, "(auto)");
+		return buf;
+	}
+	return bq_format_value(d->unit, d->def, buf, len);
+}
+
+const char *bq_format_range(const struct bq_param_desc *d, char *buf, size_t len)
+{
+	char lo[32], hi[32];
+
+	bq_format_value(d->unit, d->min, lo, sizeof(lo));
+	if (d->max == BQ_AUTO)
+		snprintf(buf, len, "%s.. (no maximum)", lo);
+	else
+		snprintf(buf, len, "%s..%s", lo, bq_format_value(d->unit, d->max, hi, sizeof(hi)));
+	return buf;
+}
+
 /*
  * Bits, as tc prints, with the largest unit that divides evenly. Above 2^61
  * bytes/s the bits outgrow 64 bits: then bytes (bps), so that every value
@@ -348,12 +369,10 @@ static int apply_value(struct bq_param_set *set, const struct bq_param_desc *d, 
 		v = d->min;
 	if (v > d->max && d->unit != BQ_UNIT_PRIOMAP && tc_word(set, name, TC_CLAMPED))
 		v = d->max;
-	if (d->unit == BQ_UNIT_PRIOMAP ? !priomap_within(v, d->max) : v < d->min || v > d->max) {
-		bq_err("%s %s is out of range [%s, %s]", name, text,
+	if (d->unit == BQ_UNIT_PRIOMAP ? !priomap_within(v, d->max) : v < d->min || v > d->max)
+		return bq_invalid("%s %s is out of range [%s, %s]", name, text,
 		       bq_format_value(d->unit, d->min, lo, sizeof(lo)),
 		       bq_format_value(d->unit, d->max, hi, sizeof(hi)));
-		return -1;
-	}
 	param_set(set, d, v);
 	return 0;
 }
@@ -366,17 +385,13 @@ static int apply_priomap(struct bq_param_set *set, const struct bq_param_desc *d
 	__u64 v;
 
 	for (int i = 0; i < 16; i++) {
-		if (strlen(argv[1 + i]) != 1) {
-			bq_err("priomap takes 16 bands, one per priority: '%s' is not one", argv[1 + i]);
-			return -1;
-		}
+		if (strlen(argv[1 + i]) != 1)
+			return bq_invalid("priomap takes 16 bands, one per priority: '%s' is not one", argv[1 + i]);
 		map[i] = argv[1 + i][0];
 	}
 	map[16] = '\0';
-	if (bq_parse_value(d->unit, map, &v, &why)) {
-		bq_err("bad value '%s' for %s: %s", map, argv[0], why);
-		return -1;
-	}
+	if (bq_parse_value(d->unit, map, &v, &why))
+		return bq_invalid("bad value '%s' for %s: %s", map, argv[0], why);
 	return apply_value(set, d, argv[0], map, v) ?: 17;
 }
 
@@ -387,17 +402,13 @@ static int apply_spread(struct bq_param_set *set, const struct tc_word *w, int a
 	const char *why;
 	__u64 v;
 
-	if (argc <= (int)w->value) {
-		bq_err("%s takes %llu values", argv[0], (unsigned long long)w->value);
-		return -1;
-	}
+	if (argc <= (int)w->value)
+		return bq_invalid("%s takes %llu values", argv[0], (unsigned long long)w->value);
 	for (int i = 0; i < (int)w->value; i++) {
-		if (bq_parse_value(d[i].unit, argv[1 + i], &v, &why)) {
-			bq_err("bad value '%s' for %s: %s", argv[1 + i], d[i].name, why);
-			return -1;
-		}
+		if (bq_parse_value(d[i].unit, argv[1 + i], &v, &why))
+			return bq_invalid("bad value '%s' for %s: %s", argv[1 + i], d[i].name, why);
 		if (apply_value(set, &d[i], d[i].name, argv[1 + i], v))
-			return -1;
+			return -EINVAL;
 	}
 	return 1 + (int)w->value;
 }
@@ -411,10 +422,8 @@ static int apply_words(struct bq_param_set *set, int argc, char **argv)
 	__u64 v;
 
 	if ((w = tc_word(set, argv[0], TC_FIXED))) {
-		if (argc < 2 || bq_parse_value(BQ_UNIT_COUNT, argv[1], &v, &why) || v != w->value) {
-			bq_err("%s %s refused: %s", argv[0], argc < 2 ? "" : argv[1], w->param);
-			return -1;
-		}
+		if (argc < 2 || bq_parse_value(BQ_UNIT_COUNT, argv[1], &v, &why) || v != w->value)
+			return bq_invalid("%s %s refused: %s", argv[0], argc < 2 ? "" : argv[1], w->param);
 		return 2;
 	}
 	if ((w = tc_word(set, argv[0], TC_SPREAD)))
@@ -428,7 +437,7 @@ static int apply_words(struct bq_param_set *set, int argc, char **argv)
  * A word that stands alone, or with values of its own: tc's words of the
  * kind, its priomap of 16 words, and "P" / "noP" for an on|off parameter
  * P not followed by on or off. How many words it took (0: not one of
- * these), or -1 after printing why it is refused.
+ * these), or -EINVAL, with why it is refused.
  */
 static int apply_word(struct bq_param_set *set, int argc, char **argv)
 {
@@ -438,15 +447,12 @@ static int apply_word(struct bq_param_set *set, int argc, char **argv)
 	int took;
 	__u64 v;
 
-	if ((w = tc_word(set, argv[0], TC_REFUSED))) {
-		bq_err("%s refused: %s", argv[0], w->param);
-		return -1;
-	}
+	if ((w = tc_word(set, argv[0], TC_REFUSED)))
+		return bq_invalid("%s refused: %s", argv[0], w->param);
 	if ((w = tc_word(set, argv[0], TC_IGNORED))) {
 		if (argc > (int)w->value)
 			return 1 + (int)w->value;
-		bq_err("parameter '%s' needs a value", argv[0]);
-		return -1;
+		return bq_invalid("parameter '%s' needs a value", argv[0]);
 	}
 	if ((took = apply_words(set, argc, argv)))
 		return took;
@@ -475,24 +481,22 @@ int bq_params_apply(struct bq_param_set *set, int argc, char **argv)
 
 		took = apply_word(set, argc - i, argv + i);
 		if (took < 0)
-			return BQ_EXIT_USAGE;
+			return took;
 		if (took)
 			continue;
 		took = 2;
-		if (!d) {
-			bq_err("unknown parameter '%s'", argv[i]);
-			return BQ_EXIT_USAGE;
-		}
-		if (i + 1 >= argc) {
-			bq_err("parameter '%s' needs a value (%s)", argv[i], bq_unit_name(d->unit));
-			return BQ_EXIT_USAGE;
-		}
-		if (bq_parse_value(d->unit, argv[i + 1], &v, &why)) {
-			bq_err("bad value '%s' for %s: %s", argv[i + 1], argv[i], why);
-			return BQ_EXIT_USAGE;
-		}
+		if (!d)
+			return bq_invalid("unknown parameter '%s'", argv[i]);
+		if (i + 1 >= argc)
+			return bq_invalid("parameter '%s' needs a value (%s)", argv[i], bq_unit_name(d->unit));
+		if (d->def == BQ_AUTO && !strcmp(argv[i + 1], "auto"))
+			return bq_invalid("bad value 'auto' for %s: auto is its built-in default, which each qdisc "
+					  "works out from its device, and cannot be given (leave %s out)",
+					  argv[i], argv[i]);
+		if (bq_parse_value(d->unit, argv[i + 1], &v, &why))
+			return bq_invalid("bad value '%s' for %s: %s", argv[i + 1], argv[i], why);
 		if (apply_value(set, d, argv[i], argv[i + 1], v))
-			return BQ_EXIT_USAGE;
+			return -EINVAL;
 	}
 	return 0;
 }
@@ -508,7 +512,7 @@ void bq_params_options(const struct bq_param_set *set, struct bq_options *o)
 }
 
 /* tc's handle syntax: "1:" (major only), "1:2", hex digits. */
-int bq_parse_handle(const char *text, __u32 *out)
+BQ_API int bq_parse_handle(const char *text, __u32 *out)
 {
 	unsigned long maj, min = 0;
 	char *end;

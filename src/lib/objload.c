@@ -106,17 +106,14 @@ static int kind_name(struct bpf_object *obj, struct bpf_map *ops, const char *pa
 	const char *data = bpf_map__initial_value(ops, &sz);
 	char text[BQ_KIND_LEN * 4 + 1];
 
-	if (!id || !data || id->offset / 8 + BQ_KIND_LEN > sz || !data[id->offset / 8]) {
-		bq_err("%s: its Qdisc_ops has no .id (a loaded kind's is bpf_NAME)", path);
-		return -1;
-	}
+	if (!id || !data || id->offset / 8 + BQ_KIND_LEN > sz || !data[id->offset / 8])
+		return bq_error(-EINVAL, "%s: its Qdisc_ops has no .id (a loaded kind's is bpf_NAME)", path);
 	data += id->offset / 8;
 	if (strnlen(data, BQ_KIND_LEN) == BQ_KIND_LEN || strncmp(data, "bpf_", 4) ||
 	    !bq_kind_name_ok(data + 4)) {
-		bq_err("%s: its Qdisc_ops .id is \"%s\": a loaded kind's is bpf_NAME, NAME of at most "
+		return bq_error(-EINVAL, "%s: its Qdisc_ops .id is \"%s\": a loaded kind's is bpf_NAME, NAME of at most "
 		       "%d of a-z, 0-9 and _, not hbm and digits", path,
 		       bq_text_str(data, text, sizeof(text)), BQ_KIND_LEN - 1 - 4);
-		return -1;
 	}
 	strcpy(name, data + 4);
 	return 0;
@@ -127,19 +124,14 @@ static int check_new_kind(const char *name)
 	const struct bq_kind *k = bq_kind_find(name);
 	char dir[PATH_MAX];
 
-	if (k && k->path) {
-		bq_err("%s is loaded already, %s: unload it first", k->kind, k->summary);
-		return -1;
-	}
-	if (k) {
-		bq_err("%s is a built-in kind: give yours another name (its Qdisc_ops .id)", k->kind);
-		return -1;
-	}
+	if (k && k->path)
+		return bq_error(-EINVAL, "%s is loaded already, %s: unload it first", k->kind, k->summary);
+	if (k)
+		return bq_error(-EINVAL, "%s is a built-in kind: give yours another name (its Qdisc_ops .id)", k->kind);
 	snprintf(dir, sizeof(dir), "%s/%s", BQ_PIN_ROOT, name);
 	if (!access(dir, F_OK)) {
-		bq_err("%s exists: pins of an earlier bpf_%s, or of bpfqdisc's unloaded with live "
+		return bq_error(-EINVAL, "%s exists: pins of an earlier bpf_%s, or of bpfqdisc's unloaded with live "
 		       "qdiscs; delete those qdiscs first", dir, name);
-		return -1;
 	}
 	return 0;
 }
@@ -161,7 +153,7 @@ static bool name_ok(const char *name, size_t field)
  */
 static int check_names(const struct bq_kind *k, const struct bq_kind_meta *m)
 {
-	char prom[sizeof(m->xstats[0].name) + BQ_KIND_LEN + 8];
+	char prom[sizeof(m->xstats[0].name) + BQ_KIND_LEN + 16];
 	const char *what = NULL, *param;
 	const struct bq_kind *owner;
 	size_t i, bad = 0;
@@ -175,43 +167,32 @@ static int check_names(const struct bq_kind *k, const struct bq_kind_meta *m)
 	for (i = BQ_DROP_KIND; i < m->ndrops && !what; i++)
 		if (!name_ok(m->drops[i].name, sizeof(m->drops[i].name)))
 			what = "drop reason", bad = i - BQ_DROP_KIND;
-	if (what) {
-		bq_err("%s: %s %zu has no name of 1 to %zu letters, digits or _", k->kind, what, bad,
+	if (what)
+		return bq_error(-EINVAL, "%s: %s %zu has no name of 1 to %zu letters, digits or _", k->kind, what, bad,
 		       sizeof(m->params[0].name) - 1);
-		return -1;
-	}
 	for (i = 0; i < m->nxstats; i++) {
 		const char *x = m->xstats[i].name;
 
-		snprintf(prom, sizeof(prom), "%s_%s%s", k->name, x,
-			 m->xstats[i].type == BQ_COUNTER ? "_total" : "");
-		if (bq_core_name(x, false)) {
-			bq_err("%s: statistic \"%s\" is a counter every kind has", k->kind, x);
-			return -1;
-		}
-		if (bq_core_name(prom, true)) {
-			bq_err("%s: statistic \"%s\" would be Prometheus' bpfqdisc_%s, a metric every "
+		bq_prom_xstat_name(k, &m->xstats[i], prom, sizeof(prom));
+		if (bq_core_name(x, false))
+			return bq_error(-EINVAL, "%s: statistic \"%s\" is a counter every kind has", k->kind, x);
+		if (bq_core_name(prom, true))
+			return bq_error(-EINVAL, "%s: statistic \"%s\" would be Prometheus' bpfqdisc_%s, a metric every "
 			       "kind has", k->kind, x, prom);
-			return -1;
-		}
 	}
 	for (i = 0; i < m->nparams; i++) {
 		const struct bq_kind *other = bq_kind_find(m->params[i].name);
 
-		if (other && other != k) {
-			bq_err("%s: parameter \"%s\" is a kind's name (%s)", k->kind,
+		if (other && other != k)
+			return bq_error(-EINVAL, "%s: parameter \"%s\" is a kind's name (%s)", k->kind,
 			       m->params[i].name, other->kind);
-			return -1;
-		}
 	}
 	owner = bq_param_owner(k->name, &param);
 	if (!owner)
 		owner = bq_param_owner(k->kind, &param);
-	if (owner) {
-		bq_err("%s: its name is a parameter's (%s of %s): give it another (its Qdisc_ops .id)",
+	if (owner)
+		return bq_error(-EINVAL, "%s: its name is a parameter's (%s of %s): give it another (its Qdisc_ops .id)",
 		       k->kind, param, owner->kind);
-		return -1;
-	}
 	return 0;
 }
 
@@ -244,20 +225,18 @@ static const struct bq_kind *kind_of_object(const char *path, void *bytes, size_
 	return k && (plain || ((meta = bq_kind_meta(k)) && !check_names(k, meta))) ? k : NULL;
 }
 
-const struct bq_kind *bq_kind_from_file(const char *path, int *exit_code)
+int bq_kind_from_file(const char *path, const struct bq_kind **k)
 {
-	const struct bq_kind *k;
 	void *bytes;
 	size_t len;
+	int err = bq_read_object(path, &bytes, &len);
 
-	bq_kinds_discover();
-	*exit_code = bq_read_object(path, &bytes, &len);
-	if (*exit_code)
-		return NULL;
-	k = kind_of_object(path, bytes, len);
-	if (!k) {
+	if (err)
+		return err;
+	*k = kind_of_object(path, bytes, len);
+	if (!*k) {
 		free(bytes);
-		*exit_code = BQ_EXIT_FAIL;
+		return -EINVAL;
 	}
-	return k;
+	return 0;
 }

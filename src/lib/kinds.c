@@ -1,63 +1,43 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Kinds loaded from object files (bpfqdisc load PATH). Each keeps its
- * object, with the path it came from, in a pinned array map beside its
- * other pins, BQ_PIN_ROOT/NAME/bq_object: root's, in root's 0700 pin
- * directory, frozen, so that the file may change or go and nobody but root
- * can swap what the kind's tables are read from. Found again here, with
- * raw bpf(2) calls, for any later command (the CLI, or the tc plugin,
- * which runs inside tc next to a libbpf of its own).
+ * The registry of kinds: the built-in ones (qdiscs.c), then those loaded
+ * from files, which bq_kinds_discover() finds in their pins (objkind.c)
+ * when a front end asks. Finding a kind never scans bpffs.
  */
 #include <dirent.h>
-#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include <sys/stat.h>
-#include <linux/bpf.h>
-#include <sys/syscall.h>
 #include "lib.h"
 #include "pindir.h"
 
-static int sys_bpf(int cmd, union bpf_attr *attr)
+static const struct bq_kind *find_in(const char *name, size_t n)
 {
-	return syscall(__NR_bpf, cmd, attr, sizeof(*attr));
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(name, bq_kinds[i].name) || !strcmp(name, bq_kinds[i].kind))
+			return &bq_kinds[i];
+	return NULL;
 }
 
-/* The object pinned at path: its header and bytes, malloc'd; NULL if none. */
-static struct bq_object_hdr *read_pinned_object(const char *path, size_t *sz)
+const struct bq_kind *bq_kind_builtin(const char *name)
 {
-	struct bpf_map_info info = {};
-	union bpf_attr attr = {};
-	struct bq_object_hdr *h = NULL;
-	__u32 zero = 0;
-	int fd;
+	return find_in(name, bq_nbuiltin);
+}
 
-	attr.pathname = (__u64)(unsigned long)path;
-	attr.file_flags = BPF_F_RDONLY;
-	fd = sys_bpf(BPF_OBJ_GET, &attr);
-	if (fd < 0)
-		return NULL;
-	memset(&attr, 0, sizeof(attr));
-	attr.info.bpf_fd = fd;
-	attr.info.info_len = sizeof(info);
-	attr.info.info = (__u64)(unsigned long)&info;
-	if (!sys_bpf(BPF_OBJ_GET_INFO_BY_FD, &attr) && info.type == BPF_MAP_TYPE_ARRAY &&
-	    info.value_size > sizeof(*h) && (h = malloc(info.value_size))) {
-		memset(&attr, 0, sizeof(attr));
-		attr.map_fd = fd;
-		attr.key = (__u64)(unsigned long)&zero;
-		attr.value = (__u64)(unsigned long)h;
-		if (sys_bpf(BPF_MAP_LOOKUP_ELEM, &attr)) {
-			free(h);
-			h = NULL;
-		}
-		*sz = info.value_size - sizeof(*h);
-	}
-	close(fd);
-	if (h)
-		h->path[sizeof(h->path) - 1] = '\0';
-	return h;
+const struct bq_kind *bq_kind_find(const char *name)
+{
+	return find_in(name, bq_nkinds);
+}
+
+const char *bq_kind_names(char *buf, size_t len)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < bq_nkinds && off < len; i++)
+		off += snprintf(buf + off, len - off, "%s%s", i ? ", " : "", bq_kinds[i].name);
+	return buf;
 }
 
 const struct bq_kind *bq_kinds_add(const char *name, const char *path, const void *elf,
@@ -77,19 +57,6 @@ const struct bq_kind *bq_kinds_add(const char *name, const char *path, const voi
 			       .elf = elf, .elf_sz = sz, .plain = plain };
 	bq_nkinds++;
 	return k;
-}
-
-struct bq_object_hdr *bq_object_value(const struct bq_kind *k, size_t *sz)
-{
-	struct bq_object_hdr *h;
-
-	*sz = sizeof(*h) + k->elf_sz;
-	h = calloc(1, *sz);
-	if (!h)
-		return NULL;
-	snprintf(h->path, sizeof(h->path), "%s", k->path);
-	memcpy(h + 1, k->elf, k->elf_sz);
-	return h;
 }
 
 /* A pin directory's name that a loaded kind may have: bpf_NAME's NAME. */
@@ -142,7 +109,7 @@ void bq_kinds_discover(void)
 		if (!ours(path))
 			continue;
 		strcat(path, "/bq_object");
-		h = ours(path) ? read_pinned_object(path, &sz) : NULL;
+		h = ours(path) ? bq_object_read(path, &sz) : NULL;
 		/* Loaded with the framework only if it passed its version check. */
 		if (h && !bq_kinds_add(e->d_name, h->path, h + 1, sz,
 				       !bq_elf_section(h + 1, sz, ".rodata.bq_version", &(size_t){ 0 })))

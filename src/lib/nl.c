@@ -64,35 +64,17 @@ static void ext_ack(const struct nlmsghdr *nh, char *msg, size_t len)
 			snprintf(msg, len, "%s", (const char *)RTA_DATA(rta));
 }
 
-int bq_nl_qdisc_new(int ifindex, __u32 parent, __u32 handle, const char *kind, bool replace,
-		    const void *opts, size_t optlen, char *msg, size_t msglen)
+/* Sends req and reads the kernel's answer: 0 or -errno, msg its words. */
+static int ask(struct nl_req *req, char *msg, size_t msglen)
 {
-	struct nl_req req = {
-		.nh.nlmsg_len = NLMSG_LENGTH(sizeof(struct tcmsg)),
-		.nh.nlmsg_type = RTM_NEWQDISC,
-		.nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | NLM_F_CREATE |
-				  (replace ? NLM_F_REPLACE : NLM_F_EXCL),
-		.tc.tcm_family = AF_UNSPEC,
-		.tc.tcm_ifindex = ifindex,
-		.tc.tcm_parent = parent,
-		.tc.tcm_handle = handle,
-	};
 	char buf[4096];
 	int fd, err = -EIO;
 	ssize_t n;
 
-	msg[0] = '\0';
-	/* What fits in attrs beside TCA_KIND and TCA_OPTIONS' own header. */
-	if (strlen(kind) >= BQ_KIND_LEN ||
-	    optlen > sizeof(req.attrs) - RTA_SPACE(BQ_KIND_LEN) - RTA_SPACE(0))
-		return -EINVAL;
 	fd = nl_open();
 	if (fd < 0)
 		return -errno;
-	add_attr(&req.nh, TCA_KIND, kind, strlen(kind) + 1);
-	if (opts)
-		add_attr(&req.nh, TCA_OPTIONS, opts, optlen);
-	if (send(fd, &req, req.nh.nlmsg_len, 0) < 0) {
+	if (send(fd, req, req->nh.nlmsg_len, 0) < 0) {
 		err = -errno;
 	} else if ((n = recv(fd, buf, sizeof(buf), 0)) > 0) {
 		struct nlmsghdr *nh = (struct nlmsghdr *)buf;
@@ -104,6 +86,46 @@ int bq_nl_qdisc_new(int ifindex, __u32 parent, __u32 handle, const char *kind, b
 	}
 	close(fd);
 	return err;
+}
+
+static void qdisc_req(struct nl_req *req, int type, int flags, int ifindex, __u32 parent,
+		      __u32 handle)
+{
+	memset(req, 0, sizeof(*req));
+	req->nh.nlmsg_len = NLMSG_LENGTH(sizeof(struct tcmsg));
+	req->nh.nlmsg_type = type;
+	req->nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | flags;
+	req->tc.tcm_family = AF_UNSPEC;
+	req->tc.tcm_ifindex = ifindex;
+	req->tc.tcm_parent = parent;
+	req->tc.tcm_handle = handle;
+}
+
+int bq_nl_qdisc_new(int ifindex, __u32 parent, __u32 handle, const char *kind, bool replace,
+		    const void *opts, size_t optlen, char *msg, size_t msglen)
+{
+	struct nl_req req;
+
+	msg[0] = '\0';
+	qdisc_req(&req, RTM_NEWQDISC, NLM_F_CREATE | (replace ? NLM_F_REPLACE : NLM_F_EXCL),
+		  ifindex, parent, handle);
+	/* What fits in attrs beside TCA_KIND and TCA_OPTIONS' own header. */
+	if (strlen(kind) >= BQ_KIND_LEN ||
+	    optlen > sizeof(req.attrs) - RTA_SPACE(BQ_KIND_LEN) - RTA_SPACE(0))
+		return -EINVAL;
+	add_attr(&req.nh, TCA_KIND, kind, strlen(kind) + 1);
+	if (opts)
+		add_attr(&req.nh, TCA_OPTIONS, opts, optlen);
+	return ask(&req, msg, msglen);
+}
+
+int bq_nl_qdisc_del(int ifindex, __u32 parent, __u32 handle, char *msg, size_t msglen)
+{
+	struct nl_req req;
+
+	msg[0] = '\0';
+	qdisc_req(&req, RTM_DELQDISC, 0, ifindex, parent, handle);
+	return ask(&req, msg, msglen);
 }
 
 static void parse_stats(struct rtattr *nest, struct bq_qdisc_info *q)

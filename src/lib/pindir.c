@@ -57,11 +57,34 @@ int bq_pin_dir(const char *path, char *why, size_t len)
 	return bq_check_owner(path, &st, why, len);
 }
 
+/*
+ * What to do about a path someone else owns. A directory is ours to make:
+ * removed, it is made again. A file is one a user built (make, then sudo
+ * bpfqdisc load): it becomes ours, or a copy of ours is loaded instead.
+ */
+static void owner_advice(const char *path, const struct stat *st, char *buf, size_t len)
+{
+	char me[16];
+
+	if (S_ISDIR(st->st_mode)) {
+		snprintf(buf, len, "remove it");
+		return;
+	}
+	if (geteuid())
+		snprintf(me, sizeof(me), "%u", geteuid());
+	else
+		snprintf(me, sizeof(me), "root");
+	snprintf(buf, len, "chown %s %s, or load a copy %s made", me, path, me);
+}
+
 int bq_check_owner(const char *path, const struct stat *st, char *why, size_t len)
 {
+	char advice[PATH_MAX + 64];
+
 	if (st->st_uid != geteuid()) {
-		snprintf(why, len, "refusing %s: it is owned by uid %u, not by uid %u (remove it)",
-			 path, st->st_uid, geteuid());
+		owner_advice(path, st, advice, sizeof(advice));
+		snprintf(why, len, "refusing %s: it is owned by uid %u, not by uid %u (%s)",
+			 path, st->st_uid, geteuid(), advice);
 		return -1;
 	}
 	if (st->st_mode & (S_IWGRP | S_IWOTH)) {
@@ -83,36 +106,35 @@ int bq_check_owner(const char *path, const struct stat *st, char *why, size_t le
 int bq_read_object(const char *path, void **buf, size_t *len)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-	char why[PATH_MAX + 128];
+	char why[2 * PATH_MAX + 128];
 	struct stat st;
 	ssize_t n = 0;
+	int err = 0;
 
 	if (fd < 0 || fstat(fd, &st)) {
-		bq_err("cannot open BPF object %s: %s", path, strerror(errno));
-		goto usage;
+		err = bq_invalid("cannot open BPF object %s: %s", path, strerror(errno));
+		goto out;
 	}
 	if (!S_ISREG(st.st_mode) || st.st_size > MAX_OBJECT_BYTES) {
-		bq_err("refusing %s: not a regular file of at most %d bytes", path, MAX_OBJECT_BYTES);
-		goto usage;
+		err = bq_invalid("refusing %s: not a regular file of at most %d bytes", path,
+				 MAX_OBJECT_BYTES);
+		goto out;
 	}
 	if (bq_check_owner(path, &st, why, sizeof(why))) {
-		bq_err("%s", why);
-		goto usage;
+		err = bq_invalid("%s", why);
+		goto out;
 	}
 	*len = st.st_size;
 	*buf = malloc(*len ?: 1);
 	if (*buf)
 		n = read(fd, *buf, *len);
 	if (!*buf || n != (ssize_t)*len) {
-		bq_err("cannot read BPF object %s: %s", path, n < 0 ? strerror(errno) : "short read");
+		err = bq_error(n < 0 ? -errno : -EIO, "cannot read BPF object %s: %s", path,
+			       n < 0 ? strerror(errno) : "short read");
 		free(*buf);
-		close(fd);
-		return BQ_EXIT_FAIL;
 	}
-	close(fd);
-	return 0;
-usage:
+out:
 	if (fd >= 0)
 		close(fd);
-	return BQ_EXIT_USAGE;
+	return err;
 }

@@ -51,21 +51,17 @@ static int check_dir(const char *dir)
 	int bad = stat(dir, &st);
 
 	if (bad && errno == ENOENT) {
-		bq_err("note: no tc plugin written: %s does not exist (TC_LIB_DIR names tc's)", dir);
+		bq_warn("note: no tc plugin written: %s does not exist (TC_LIB_DIR names tc's)", dir);
 		return 1;
 	}
 	if (!bad && !S_ISDIR(st.st_mode)) {
 		bad = -1;
 		errno = ENOTDIR;
 	}
-	if (bad) {
-		bq_err("cannot use tc's plugin directory %s: %s", dir, strerror(errno));
-		return -1;
-	}
-	if (bq_check_owner(dir, &st, why, sizeof(why))) {
-		bq_err("%s", why);
-		return -1;
-	}
+	if (bad)
+		return bq_error(-errno, "cannot use tc's plugin directory %s: %s", dir, strerror(errno));
+	if (bq_check_owner(dir, &st, why, sizeof(why)))
+		return bq_error(-EPERM, "%s", why);
 	return 0;
 }
 
@@ -92,12 +88,8 @@ static int write_plugin(FILE *f, const struct bq_kind *k)
 	struct bq_tc_trailer t = { .size = vsz };
 	unsigned char *elf = malloc(sz);
 	int err = -1;
-	ssize_t n;
 
 	memcpy(t.magic, BQ_TC_MAGIC, sizeof(t.magic));
-	n = readlink("/proc/self/exe", t.cli, sizeof(t.cli));
-	if (n < 0 || n >= (ssize_t)sizeof(t.cli))
-		memset(t.cli, 0, sizeof(t.cli));	/* tc's change runs bpfqdisc from PATH */
 	if (!v || !elf) {
 		bq_err("cannot write the tc plugin of %s: %s", k->kind, strerror(ENOMEM));
 	} else if (memcpy(elf, bq_tc_template, sz), name_plugin(elf, sz, k->kind)) {
@@ -121,7 +113,7 @@ int bq_tc_plugin_stage(const struct bq_kind *k, struct bq_tc_plugin *p)
 
 	p->tmp[0] = '\0';
 	if (err)
-		return err < 0 ? -1 : 0;
+		return err < 0 ? err : 0;
 	snprintf(p->path, sizeof(p->path), "%s/q_%s.so", dir, k->kind);
 	/* Not q_*.so: tc never loads it half written. */
 	snprintf(p->tmp, sizeof(p->tmp), "%s/.q_%s.so.XXXXXX", dir, k->kind);

@@ -21,7 +21,7 @@ int bq_check_owner(const char *path, const struct stat *st, char *why, size_t le
 /*
  * Reads the BPF object file at path into *buf (malloc'd), if our user owns
  * it and no one else may write it, checked through the fd it reads. 0, or
- * prints why not and returns BQ_EXIT_USAGE or BQ_EXIT_FAIL.
+ * -errno (-EINVAL: not such a file of ours).
  */
 int bq_read_object(const char *path, void **buf, size_t *len);
 

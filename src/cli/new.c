@@ -25,6 +25,8 @@ static const char *bad_name(const char *name)
 		return "expected 1 to 11 characters (the kind bpf_NAME has at most 15)";
 	if (name[0] < 'a' || name[0] > 'z' || strspn(name, "abcdefghijklmnopqrstuvwxyz0123456789_") != len)
 		return "expected a lowercase letter, then lowercase letters, digits or _ (a C name)";
+	if (!bq_kind_name_ok(name))
+		return "load refuses it (hbm and digits name hbm's pin directories)";
 	if (bq_kind_find(name))
 		return "a built-in kind has that name";
 	if (bq_param_owner(name, &param))
@@ -42,8 +44,8 @@ static void write_source(FILE *f, const char *name)
 	fprintf(f, "/*\n"
 		" * Written by `bpfqdisc new %s` from bpf_fifo's source, for the bpfqdisc\n"
 		" * framework %d.%d. Build it with the installed framework (make install, or\n"
-		" * the bpfqdisc-dev package), clang and libbpf's headers:\n"
-		" *\tclang -target bpf -O2 -g $(pkg-config --cflags bpfqdisc) -c %s.bpf.c -o %s.bpf.o\n"
+		" * the bpfqdisc-dev package), clang-19 and libbpf's headers:\n"
+		" *\tclang-19 -target bpf -O2 -g $(pkg-config --cflags bpfqdisc) -c %s.bpf.c -o %s.bpf.o\n"
 		" */\n", name, BQ_FRAMEWORK_MAJOR, BQ_FRAMEWORK_MINOR, name, name);
 	for (s = line1; (hit = strstr(s, "fifo")); s = hit + 4) {
 		fwrite(s, 1, hit - s, f);
@@ -85,7 +87,7 @@ int bq_cmd_new(int argc, char **argv)
 		return BQ_EXIT_FAIL;
 	}
 	printf("wrote %s: build it with\n"
-	       "  clang -target bpf -O2 -g $(pkg-config --cflags bpfqdisc) -c %s -o %s.bpf.o\n",
+	       "  clang-19 -target bpf -O2 -g $(pkg-config --cflags bpfqdisc) -c %s -o %s.bpf.o\n",
 	       path, path, argv[1]);
 	return 0;
 }

@@ -6,7 +6,6 @@
 #include <limits.h>
 #include <sched.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,12 +16,9 @@
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
-#include <sys/utsname.h>
 #include <linux/capability.h>
 #include <linux/magic.h>
 #include <linux/nsfs.h>
-#include <bpf/btf.h>
-#include <bpf/libbpf.h>
 #include "lib.h"
 #include "pindir.h"
 
@@ -35,19 +31,6 @@
 #ifndef SO_NETNS_COOKIE
 #define SO_NETNS_COOKIE 71
 #endif
-
-static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	/* Our own error line says what failed; LIBBPF_LOG=1 shows libbpf's. */
-	if (!getenv("LIBBPF_LOG"))
-		return 0;
-	return vfprintf(stderr, fmt, ap);
-}
-
-void bq_quiet_libbpf(void)
-{
-	libbpf_set_print(libbpf_quiet);
-}
 
 void bq_stop_at(const char *where)
 {
@@ -78,34 +61,10 @@ int bq_check_caps(enum bq_need need)
 	for (size_t i = 0; i < sizeof(caps) / sizeof(caps[0]); i++) {
 		if (caps[i].load_only && need != BQ_NEED_LOAD)
 			continue;
-		if (!cap_effective(caps[i].cap)) {
-			bq_err("missing capability %s: run as root", caps[i].name);
-			return BQ_EXIT_FAIL;
-		}
+		if (!cap_effective(caps[i].cap))
+			return bq_error(-EPERM, "missing capability %s: run as root", caps[i].name);
 	}
 	return 0;
-}
-
-/* The qdisc kfuncs exist exactly when the kernel has CONFIG_NET_SCH_BPF. */
-int bq_check_kernel(void)
-{
-	struct btf *btf = btf__load_vmlinux_btf();
-	struct utsname u;
-	int id;
-
-	uname(&u);
-	if (!btf) {
-		bq_err("cannot read this kernel's (%s) BTF at /sys/kernel/btf/vmlinux: BPF qdiscs need "
-		       "CONFIG_DEBUG_INFO_BTF", u.release);
-		return BQ_EXIT_FAIL;
-	}
-	id = btf__find_by_name_kind(btf, "bpf_qdisc_skb_drop", BTF_KIND_FUNC);
-	btf__free(btf);
-	if (id >= 0)
-		return 0;
-	bq_err("this kernel (%s) cannot run BPF qdiscs: it needs CONFIG_NET_SCH_BPF (Linux ≥ 6.16)",
-	       u.release);
-	return BQ_EXIT_FAIL;
 }
 
 static bool is_bpffs(const char *path)
@@ -120,36 +79,27 @@ int bq_ensure_bpffs(void)
 	const char *root = "/sys/fs/bpf";
 	char why[512];
 
-	if (!is_bpffs(root) && mount("bpf", root, "bpf", 0, "mode=0700")) {
-		bq_err("bpffs is not mounted at %s and mounting it failed (%s): mount -t bpf bpf %s",
+	if (!is_bpffs(root) && mount("bpf", root, "bpf", 0, "mode=0700"))
+		return bq_error(-errno, "bpffs is not mounted at %s and mounting it failed (%s): mount -t bpf bpf %s",
 		       root, strerror(errno), root);
-		return BQ_EXIT_FAIL;
-	}
-	if (bq_pin_dir(BQ_PIN_ROOT, why, sizeof(why))) {
-		bq_err("%s", why);
-		return BQ_EXIT_FAIL;
-	}
+	if (bq_pin_dir(BQ_PIN_ROOT, why, sizeof(why)))
+		return bq_error(-EIO, "%s", why);
 	return 0;
 }
 
-int bq_enter_netns(const char *name)
+BQ_API int bq_enter_netns(const char *name)
 {
 	char path[PATH_MAX];
-	int fd;
+	int fd, err;
 
 	snprintf(path, sizeof(path), strchr(name, '/') ? "%s" : "/run/netns/%s", name);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		bq_err("no such network namespace '%s'", name);
-		return BQ_EXIT_USAGE;
-	}
-	if (setns(fd, CLONE_NEWNET)) {
-		bq_err("cannot enter network namespace '%s': %s", name, strerror(errno));
-		close(fd);
-		return BQ_EXIT_FAIL;
-	}
+	if (fd < 0)
+		return bq_invalid("no such network namespace '%s'", name);
+	err = setns(fd, CLONE_NEWNET) ?
+	      bq_error(-errno, "cannot enter network namespace '%s': %s", name, strerror(errno)) : 0;
 	close(fd);
-	return 0;
+	return err;
 }
 
 __u64 bq_self_netns_cookie(void)

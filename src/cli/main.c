@@ -86,200 +86,72 @@ static void usage(void)
 		BQ_DEFAULT_MAX_INSTANCES, bq_kind_names(names, sizeof(names)));
 }
 
-static const struct bq_kind *kind_arg(const char *name)
-{
-	const struct bq_kind *k = name ? bq_kind_find(name) : NULL;
-	char names[256];
-
-	if (!name)
-		bq_err("which qdisc? known: %s", bq_kind_names(names, sizeof(names)));
-	else if (!k)
-		bq_err("unknown qdisc '%s' (known: %s)", name, bq_kind_names(names, sizeof(names)));
-	return k;
-}
-
-static int prepare(enum bq_need need)
-{
-	int err = bq_check_caps(need) ?: bq_check_kernel() ?: bq_ensure_bpffs();
-
-	if (!err)
-		bq_tidy();
-	return err;
-}
-
 static int parse_u32(const char *opt, const char *text, __u32 min, __u32 *out)
 {
 	const char *why;
 	__u64 v;
 
-	if (bq_parse_value(BQ_UNIT_COUNT, text, &v, &why) || v < min || v > (1u << 24)) {
-		bq_err("bad value '%s' for %s: expected %u..%u", text, opt, min, 1u << 24);
-		return BQ_EXIT_USAGE;
-	}
+	if (bq_parse_value(BQ_UNIT_COUNT, text, &v, &why) || v < min || v > (1u << 24))
+		return bq_invalid("bad value '%s' for %s: expected %u..%u", text, opt, min, 1u << 24);
 	*out = v;
 	return 0;
 }
 
-/*
- * --user-slots: given only with --userns-slots, at most as many; by default
- * a quarter of them, rounded up, so that no one user takes them all. An
- * object older than framework 2.2 cannot bound them per user: it takes
- * user namespaces only when told there is no such bound.
- */
-static int user_slots_check(const struct bq_kind *k, struct bq_load_opts *o)
-{
-	int minor;
-
-	if (o->user_slots && !o->userns_slots) {
-		bq_err("--user-slots needs --userns-slots (without it no user namespace gets a slot)");
-		return BQ_EXIT_USAGE;
-	}
-	if (o->user_slots > o->userns_slots) {
-		bq_err("--user-slots %u is more than --userns-slots %u", o->user_slots,
-		       o->userns_slots);
-		return BQ_EXIT_USAGE;
-	}
-	if (!o->user_slots)
-		o->user_slots = (o->userns_slots + 3) / 4;
-	if (o->user_slots == o->userns_slots)
-		return 0;
-	minor = bq_kind_framework_minor(k);
-	if (minor < 0)
-		return BQ_EXIT_FAIL;
-	if (minor < 2) {
-		bq_err("%s was built for the bpfqdisc framework %d.%d, which cannot bound user "
-		       "namespaces per user: rebuild it, or give --user-slots %u", k->kind,
-		       BQ_FRAMEWORK_MAJOR, minor, o->userns_slots);
-		return BQ_EXIT_USAGE;
-	}
-	return 0;
-}
-
-/* bpfqdisc load PATH: an object file, not a kind's name. */
-static bool is_object_path(const char *arg)
-{
-	size_t n = strlen(arg);
-
-	return strchr(arg, '/') || (n > 2 && !strcmp(arg + n - 2, ".o"));
-}
-
-/*
- * A kind without the framework has no .init of ours: any user who can make
- * a netns (on Debian, every local user) can create its qdiscs, with no
- * --userns-slots and no slot limit. Root says so, with --unguarded, its
- * only option.
- */
-static bool plain_kind_allowed(const struct bq_kind *k, int argc, char **argv)
-{
-	if (argc == 3 && !strcmp(argv[2], "--unguarded"))
-		return true;
-	bq_err("%s has none of the bpfqdisc framework: every user namespace may create its "
-	       "qdiscs, without limit; load it with --unguarded (and nothing else) to allow that",
-	       k->kind);
-	return false;
-}
-
-/*
- * A framework kind from a file gets a plugin of its own for plain tc: put
- * in place if the load succeeds, and refused with it if it cannot be.
- */
-static int tc_plugin_stage(const struct bq_kind *k, struct bq_tc_plugin *p)
-{
-	if (!k->path || k->plain)
-		return 0;
-	return bq_tc_plugin_stage(k, p) ? BQ_EXIT_FAIL : 0;
-}
-
 static int cmd_load(int argc, char **argv)
 {
-	struct bq_load_opts o = { .ring_slots = BQ_DEFAULT_RING_SLOTS };
-	struct bq_tc_plugin plugin = {};
-	const struct bq_kind *k;
-	struct bq_param_set set = {};
+	struct bq_kind_opts lim = {};
 	__u32 sized;
-	int i, err = BQ_EXIT_USAGE;
+	int i, err;
 
-	if (argc > 1 && is_object_path(argv[1]))
-		k = bq_kind_from_file(argv[1], &err);
-	else
-		k = kind_arg(argc > 1 ? argv[1] : NULL);
-	if (!k)
-		return err;
-	if (k->plain && !plain_kind_allowed(k, argc, argv))
-		return BQ_EXIT_USAGE;
-	if (k->plain)
-		argc = 2;
 	for (i = 2; i < argc && !strncmp(argv[i], "--", 2); i += 2) {
-		__u32 *dst = !strcmp(argv[i], "--max-instances") ? &o.max_instances :
-			     !strcmp(argv[i], "--ring-slots") ? &o.ring_slots :
-			     !strcmp(argv[i], "--userns-slots") ? &o.userns_slots :
-			     !strcmp(argv[i], "--user-slots") ? &o.user_slots :
-			     !strcmp(argv[i], "--netns-slots") ? &o.netns_slots : NULL;
+		__u32 *dst = !strcmp(argv[i], "--max-instances") ? &lim.max_instances :
+			     !strcmp(argv[i], "--ring-slots") ? &lim.ring_slots :
+			     !strcmp(argv[i], "--userns-slots") ? &lim.userns_slots :
+			     !strcmp(argv[i], "--user-slots") ? &lim.user_slots :
+			     !strcmp(argv[i], "--netns-slots") ? &lim.netns_slots : NULL;
 
-		if (!dst) {
-			bq_err("unknown option '%s'", argv[i]);
-			return BQ_EXIT_USAGE;
+		if (!strcmp(argv[i], "--unguarded")) {
+			lim.flags |= BQ_LOAD_UNGUARDED;
+			i--;
+			continue;
 		}
-		if (i + 1 >= argc) {
-			bq_err("%s needs a value", argv[i]);
-			return BQ_EXIT_USAGE;
-		}
-		err = parse_u32(argv[i], argv[i + 1],
-				dst != &o.userns_slots && dst != &o.netns_slots, dst);
+		if (!dst)
+			return bq_invalid("unknown option '%s'", argv[i]);
+		if (i + 1 >= argc)
+			return bq_invalid("%s needs a value", argv[i]);
+		/* A ring holds at least 2; the namespaces' slots may be none. */
+		err = parse_u32(argv[i], argv[i + 1], dst == &lim.ring_slots ? 2 :
+				dst != &lim.userns_slots && dst != &lim.netns_slots, dst);
 		if (err)
 			return err;
 	}
-	if (o.ring_slots < 2 || (o.ring_slots & (o.ring_slots - 1))) {
-		bq_err("--ring-slots %u is not a power of two of at least 2", o.ring_slots);
-		return BQ_EXIT_USAGE;
-	}
-	/* The per-slot maps hold max_instances * ring_slots entries. */
-	if ((__u64)o.max_instances * o.ring_slots > BQ_MAX_TOTAL_SLOTS) {
-		bq_err("--max-instances %u x --ring-slots %u is more than %u slots in all",
-		       o.max_instances, o.ring_slots, BQ_MAX_TOTAL_SLOTS);
-		return BQ_EXIT_USAGE;
-	}
-	err = user_slots_check(k, &o);
+	sized = lim.max_instances;
+	err = bq_kind_load(argc > 1 ? argv[1] : NULL, &lim, argc - i, argv + i);
 	if (err)
 		return err;
-	if (!k->plain && bq_kind_params(k, &set))
-		return BQ_EXIT_FAIL;
-	err = k->plain ? 0 : bq_params_apply(&set, argc - i, argv + i);
-	if (err)
-		return err;
-	o.defaults = set.val;
-	sized = o.max_instances;
-	err = prepare(BQ_NEED_LOAD) ?: tc_plugin_stage(k, &plugin) ?: bq_load(k, &o);
-	if (bq_tc_plugin_commit(&plugin, !err)) {
-		bq_unload(k, true);	/* all or nothing */
-		err = BQ_EXIT_FAIL;
-	}
-	if (!err && !sized && o.max_instances != BQ_DEFAULT_MAX_INSTANCES)
+	if (!sized && lim.max_instances != BQ_DEFAULT_MAX_INSTANCES)
 		printf("loaded %s with --max-instances %u, as its earlier load, whose live qdiscs "
-		       "share its maps\n", k->kind, o.max_instances);
-	else if (!err)
-		printf("loaded %s\n", k->kind);
-	return err;
+		       "share its maps\n", lim.kind, lim.max_instances);
+	else
+		printf("loaded %s\n", lim.kind);
+	return 0;
 }
 
 static int cmd_unload(int argc, char **argv)
 {
-	const struct bq_kind *k = kind_arg(argc > 1 ? argv[1] : NULL);
-	bool force = false;
-	int err;
+	const char *kind = argc > 1 ? argv[1] : NULL;
+	const struct bq_kind *k;
+	unsigned int flags = 0;
+	int err = bq_kind_lookup(kind, &k);
 
-	if (!k)
-		return BQ_EXIT_USAGE;
+	if (err)
+		return err;
 	for (int i = 2; i < argc; i++) {
-		if (strcmp(argv[i], "--force") && strcmp(argv[i], "-f")) {
-			bq_err("unknown option '%s'", argv[i]);
-			return BQ_EXIT_USAGE;
-		}
-		force = true;
+		if (strcmp(argv[i], "--force") && strcmp(argv[i], "-f"))
+			return bq_invalid("unknown option '%s'", argv[i]);
+		flags |= BQ_UNLOAD_FORCE;
 	}
-	err = prepare(BQ_NEED_LOAD) ?: bq_unload(k, force);
-	if (!err && k->path)
-		bq_tc_plugin_remove(k);
+	err = bq_kind_unload(kind, flags);
 	if (!err)
 		printf("unloaded %s\n", k->kind);
 	return err;
@@ -413,7 +285,7 @@ static int print_plain(const struct bq_kind *k)
 static int cmd_list(int argc, char **argv)
 {
 	__u64 our_netns = bq_self_netns_cookie();
-	int err = prepare(BQ_NEED_READ);
+	int err = bq_prepare(BQ_NEED_READ);
 	bool failed = false;
 
 	if (err)
@@ -456,25 +328,40 @@ static int cmd_list(int argc, char **argv)
 	return failed ? BQ_EXIT_FAIL : 0;
 }
 
+static int max_int(int a, int b)
+{
+	return a > b ? a : b;
+}
+
+/* Columns as wide as their longest word; a footer says what (auto) is. */
 static int cmd_params(int argc, char **argv)
 {
-	const struct bq_kind *k = kind_arg(argc > 1 ? argv[1] : NULL);
+	const struct bq_kind *k;
 	struct bq_param_set set;
-	char d[32], lo[32], hi[32];
+	char def[BQ_MAX_PARAMS][32], range[80];
+	int name_w = strlen("PARAM"), unit_w = strlen("UNIT"), def_w = strlen("DEFAULT");
+	bool any_auto = false;
+	int err = bq_kind_lookup(argc > 1 ? argv[1] : NULL, &k) ?: bq_kind_params(k, &set);
 
-	if (!k)
-		return BQ_EXIT_USAGE;
-	if (bq_kind_params(k, &set))
-		return BQ_EXIT_FAIL;
-	printf("%-16s %-8s %-12s %s\n", "PARAM", "UNIT", "DEFAULT", "RANGE");
+	if (err)
+		return err;
 	for (size_t i = 0; i < set.n; i++) {
 		const struct bq_param_desc *p = &set.desc[i];
 
-		printf("%-16s %-8s %-12s %s..%s\n", p->name, bq_unit_name(p->unit),
-		       bq_format_value(p->unit, p->def, d, sizeof(d)),
-		       bq_format_value(p->unit, p->min, lo, sizeof(lo)),
-		       bq_format_value(p->unit, p->max, hi, sizeof(hi)));
+		name_w = max_int(name_w, strlen(p->name));
+		unit_w = max_int(unit_w, strlen(bq_unit_name(p->unit)));
+		def_w = max_int(def_w, strlen(bq_format_default(p, def[i], sizeof(def[i]))));
+		any_auto |= p->def == BQ_AUTO;
 	}
+	printf("%-*s %-*s %-*s %s\n", name_w, "PARAM", unit_w, "UNIT", def_w, "DEFAULT", "RANGE");
+	for (size_t i = 0; i < set.n; i++) {
+		const struct bq_param_desc *p = &set.desc[i];
+
+		printf("%-*s %-*s %-*s %s\n", name_w, p->name, unit_w, bq_unit_name(p->unit), def_w,
+		       def[i], bq_format_range(p, range, sizeof(range)));
+	}
+	if (any_auto)
+		printf("\n(auto): each qdisc works it out from its device when it is created.\n");
 	return 0;
 }
 
@@ -487,16 +374,16 @@ int main(int argc, char **argv)
 		{ "new", bq_cmd_new },
 	};
 
+	bq_print_to_stderr("bpfqdisc");
 	bq_quiet_libbpf();
 	bq_kinds_discover();
 	if (argc > 1 && (!strcmp(argv[1], "-n") || !strcmp(argv[1], "-netns") ||
 			 !strcmp(argv[1], "--netns"))) {
-		int err = argc > 2 ? bq_enter_netns(argv[2]) : BQ_EXIT_USAGE;
+		int err = argc > 2 ? bq_enter_netns(argv[2]) :
+			  bq_invalid("%s needs a network namespace name", argv[1]);
 
-		if (argc <= 2)
-			bq_err("%s needs a network namespace name", argv[1]);
 		if (err)
-			return err;
+			return bq_exit_code(err);
 		argc -= 2;
 		argv += 2;
 	}
@@ -515,7 +402,7 @@ int main(int argc, char **argv)
 	}
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		if (!strcmp(argv[1], cmds[i].name))
-			return cmds[i].fn(argc - 1, argv + 1);
+			return bq_exit_code(cmds[i].fn(argc - 1, argv + 1));
 	bq_err("unknown command '%s' (try bpfqdisc --help)", argv[1]);
 	return BQ_EXIT_USAGE;
 }
