@@ -3,9 +3,11 @@
 # sch_fq marks a socket SK_PACING_FQ on its first packet while pacing is
 # on (on its fast path too: 7.2.13 and 7.3.4), and TCP then stamps each
 # packet with its paced departure time. bpf_fq cannot write
-# sk_pacing_status: it paces such a socket by sk_pacing_rate on its flow's
-# clock, from the first of its packets that misses the fast path, for
-# good (fq_paced in bpf/fq.bpf.c).
+# sk_pacing_status: it computes the same stamps on a clock per socket,
+# from the socket's first packet (fq_clocks in bpf/fq.bpf.c). Until
+# 2026-12-05 it paced a socket only from the first of its packets that
+# missed the fast path, for good: the case here. A socket alone on the
+# qdisc from the start is test_fq_pace_alone's.
 # Here a UDP socket paced by the qdisc (SO_MAX_PACING_RATE, 1 Mbit/s, 60
 # datagrams) is throttled when a cubic flow starts, so the flow's first
 # packets meet a queue; then the flow writes 128 KB every ~50 ms
