@@ -17,16 +17,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$TOP/selftests/progs/fq_lib.sh"
 
-[ "${VMTEST_ICOUNT:-0}" = 1 ] || skip "bursts are judged on the virtual clock (tools/vmtest --icount)"
-out=$(mktemp)
-trap 'rm -f $out' EXIT
-load_fq
-veth_pair
-# Each connection starts afresh: no ssthresh or RTT left by the one before.
-for ns in a b; do
-	expect ip netns exec $ns sysctl -qw net.ipv4.tcp_no_metrics_save=1
-done
-expect ip netns exec b tc qdisc replace dev vb root netem delay 100ms
+paced_path 100ms
 
 # most: "MBIT/S MOST_PAYLOAD_IN_2MS" of one window-limited cubic flow
 # through va's root qdisc, alone there.

@@ -26,16 +26,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$TOP/selftests/progs/fq_lib.sh"
 
-[ "${VMTEST_ICOUNT:-0}" = 1 ] || skip "bursts are judged on the virtual clock (tools/vmtest --icount)"
-out=$(mktemp)
-trap 'rm -f $out' EXIT
-load_fq
-veth_pair
-# Each connection starts afresh: no ssthresh or RTT left by the one before.
-for ns in a b; do
-	expect ip netns exec $ns sysctl -qw net.ipv4.tcp_no_metrics_save=1
-done
-expect ip netns exec b tc qdisc replace dev vb root netem delay 20ms
+paced_path 20ms
 
 # burst: "MBIT/S BURST_MEDIAN_BYTES" of one 3 s cubic flow through va,
 # started while a paced UDP flow is throttled there.

@@ -101,16 +101,23 @@ static size_t record(int fd, uint64_t end)
 	return n;
 }
 
-/* The most payload that arrived within any MAX_WINDOW_NS; in arrival order. */
-static uint64_t max_payload(size_t n)
+/*
+ * Each packet's window: the bytes (its whole length, or its payload) that
+ * arrived in the span ns up to and including it. The fullest; the packets
+ * in arrival order.
+ */
+static uint64_t windows(size_t n, uint64_t span, int payload)
 {
 	uint64_t in_window = 0, most = 0;
 	size_t i, first = 0;
 
 	for (i = 0; i < n; i++) {
-		in_window += pkts[i].payload;
-		while (pkts[i].ns - pkts[first].ns >= MAX_WINDOW_NS)
-			in_window -= pkts[first++].payload;
+		in_window += payload ? pkts[i].payload : pkts[i].len;
+		while (pkts[i].ns - pkts[first].ns >= span) {
+			in_window -= payload ? pkts[first].payload : pkts[first].len;
+			first++;
+		}
+		pkts[i].window = in_window;
 		if (in_window > most)
 			most = in_window;
 	}
@@ -127,15 +134,10 @@ static int by_window(const void *a, const void *b)
 /* The byte-weighted median of the packets' windows. */
 static uint64_t burst_median(size_t n, uint64_t bytes)
 {
-	uint64_t in_window = 0, below = 0;
-	size_t i, first = 0;
+	uint64_t below = 0;
+	size_t i;
 
-	for (i = 0; i < n; i++) {
-		in_window += pkts[i].len;
-		while (pkts[i].ns - pkts[first].ns >= WINDOW_NS)
-			in_window -= pkts[first++].len;
-		pkts[i].window = in_window;
-	}
+	windows(n, WINDOW_NS, 0);
 	qsort(pkts, n, sizeof(pkts[0]), by_window);
 	for (i = 0; i < n; i++) {
 		below += pkts[i].len;
@@ -161,7 +163,7 @@ int main(int argc, char **argv)
 	n = record(fd, now_ns() + (uint64_t)(atof(argv[2]) * 1e9));
 	for (i = 0; i < n; i++)
 		bytes += pkts[i].len;
-	most = max_payload(n);	/* before burst_median() sorts them */
+	most = windows(n, MAX_WINDOW_NS, 1);	/* before burst_median() sorts them */
 	printf("packets %zu bytes %llu burst_median_bytes %llu max_payload_2ms %llu\n", n,
 	       (unsigned long long)bytes, (unsigned long long)burst_median(n, bytes),
 	       (unsigned long long)most);
