@@ -31,10 +31,12 @@
  * capped by maxrate; a packet with a timestamp is paced by the sender (TCP
  * computes EDT itself) and only maxrate applies on top. But TCP computes
  * EDT only when asked to pace, and sch_fq asks by writing sk_pacing_status,
- * which we cannot: the sockets left unpaced (cubic) we pace ourselves by
- * sk_pacing_rate, as sch_fq did before EDT. The opt-in congestion control
- * cubic_fq (bpf/cubic_fq.bpf.c) sets SK_PACING_FQ instead, which gives
- * sch_fq's model: TCP stamps EDT, we honour it. A timestamp beyond the horizon
+ * which we cannot: for the TCP sockets left unpaced (cubic) we compute the
+ * stamps TCP would, on a clock per socket kept beside the flow table
+ * (fq_clocks), from their first packet, so that a packet due later never
+ * takes the fast path, whether or not the qdisc is idle. The opt-in
+ * congestion control cubic_fq (bpf/cubic_fq.bpf.c) sets SK_PACING_FQ
+ * instead: TCP stamps EDT, we honour it. A timestamp beyond the horizon
  * is a sender bug or an attack on memory: drop it, or cap it.
  *
  * Memory. Nothing is allocated per packet or per flow: packets sit in the
@@ -168,7 +170,6 @@ struct fq_sched {
 	__u32 band_nr;			/* the band being served */
 	__u32 band_pkts[FQ_BANDS];	/* queued in each, fast path included */
 	__u32 gc_checked;		/* age (ns >> 20) of the last GC check */
-	__u32 paced_any;		/* a slot of fq_paced holds a socket */
 	struct bq_list detached;	/* LRU: oldest first */
 	struct bq_ids flow_ids;		/* flow entries in use; free ones linked by link.next */
 	__u64 time_next_delayed_flow;	/* FQ_NONE: nothing throttled */
@@ -185,22 +186,35 @@ BQ_SLOT_MAP(fq_flows, BPF_MAP_TYPE_ARRAY, u32, struct fq_flow, BQ_PER_RING, 0);
 BQ_SLOT_MAP(fq_buckets, BPF_MAP_TYPE_ARRAY, u32, __u32, BQ_PER_RING, 0);
 
 /*
- * The sockets we pace by their rate (FQ_CB_SKRATE) for good, as sch_fq
- * marks a socket SK_PACING_FQ: each slot holds the socket (fq_sk_key) that
- * last met a queue among those hashed to it. Direct-mapped, so that the
- * fast path finds the mark with one lookup, not the flow table. A socket
- * whose slot another takes loses its mark: it takes the fast path again
- * until one of its packets misses it (fq_fastpath_ok), and gets it back.
- * 1024 slots, 8 KB per instance: at most a few hundred sockets paced
- * at once lose marks to each other now and then.
+ * The departure clock of each TCP socket we pace (fq_sk_clocked): the
+ * time TCP would stamp on its next packet had sch_fq marked it
+ * SK_PACING_FQ (fq_clock_stamp). Direct-mapped by the socket's address,
+ * so that the fast path finds it with one lookup, not the flow table;
+ * sch_fq needs none, TCP keeping the clock in the socket, where we cannot
+ * write. A socket that finds its slot held by another (or by an earlier
+ * socket at its address: sk_hash differs) takes it and starts afresh, as
+ * a new socket does; its packet then takes the flow path, where it keeps
+ * its place behind the socket's queued ones (fq_clock_fresh). 4096
+ * slots, 96 KB per instance: n sockets sending at once share a slot with
+ * another with probability about n / 4096.
  */
-#define FQ_PACED_BITS	10
-#define FQ_PACED_SLOTS	1024	/* 1 << FQ_PACED_BITS */
-BQ_SLOT_MAP(fq_paced, BPF_MAP_TYPE_ARRAY, u32, __u64, FQ_PACED_SLOTS, 0);
+#define FQ_CLOCK_BITS	12
+#define FQ_CLOCK_SLOTS	4096	/* 1 << FQ_CLOCK_BITS */
+
+struct fq_clock {
+	__u64 key;		/* fq_sk_key of its socket */
+	__u64 time_next;	/* the socket's next departure, at the earliest */
+	__u32 socket_hash;	/* sk_hash: a reused socket starts afresh */
+	__u32 pad;
+};
+
+BQ_SLOT_MAP(fq_clocks, BPF_MAP_TYPE_ARRAY, u32, struct fq_clock, FQ_CLOCK_SLOTS, 0);
+
+/* TCP leaves its first packets unpaced (tcp_update_skb_after_send). */
+#define FQ_CLOCK_FREE_SEGS	10
 
 /* Per-packet flags in qdisc_skb_cb(skb)->data[0], its band in data[1]. */
 #define FQ_CB_ORPHAN	1	/* no usable socket: no sk_pacing_rate */
-#define FQ_CB_SKRATE	2	/* nobody paces this socket: we do, by its rate */
 
 static __always_inline u8 *fq_cb_flags(struct sk_buff *skb)
 {
@@ -280,11 +294,11 @@ static __always_inline u64 fq_sk_key(struct fq_sched *q, struct sock *sk)
 	return *(volatile u64 *)&q->sk_scratch;
 }
 
-/* The slot of fq_paced that socket key (fq_sk_key) may hold. */
-static __always_inline u64 *fq_paced_slot(const struct bq_instance *inst, u64 key)
+/* The slot of fq_clocks that socket key (fq_sk_key) may hold. */
+static __always_inline struct fq_clock *fq_clock_slot(const struct bq_instance *inst, u64 key)
 {
-	return bq_region_lookup(&fq_paced, inst, FQ_PACED_SLOTS,
-				bq_hash32(key) >> (32 - FQ_PACED_BITS));
+	return bq_region_lookup(&fq_clocks, inst, FQ_CLOCK_SLOTS,
+				bq_hash32(key) >> (32 - FQ_CLOCK_BITS));
 }
 
 static __always_inline bool fq_l4_hashable(u8 proto)
@@ -511,68 +525,138 @@ static __always_inline bool fq_sk_orphan(const struct sock *sk)
 }
 
 /*
- * sch_fq sets sk_pacing_status to SK_PACING_FQ, and TCP then paces
- * through EDT timestamps. We cannot write it: a socket nobody asked to
- * pace (SK_PACING_NONE: cubic without SO_MAX_PACING_RATE) sends unpaced
- * timestamps, so we pace it by sk_pacing_rate ourselves (FQ_CB_SKRATE),
- * as sch_fq did before EDT; with pacing off nobody does. sk not an orphan.
+ * sch_fq marks every socket it sees SK_PACING_FQ (pacing on), and TCP
+ * then stamps each packet with its paced departure time (EDT), which fq
+ * honours, its fast path included. We cannot write the socket: a TCP
+ * socket nobody asked to pace (SK_PACING_NONE: cubic, reno) stamps only
+ * the time it sent, so we stamp it ourselves, on a clock per socket
+ * (fq_clocks), by TCP's own rule (fq_clock_stamp). Sockets that asked for
+ * pacing (BBR, SO_MAX_PACING_RATE: SK_PACING_NEEDED) or got it from their
+ * congestion control (cubic_fq) stamp themselves. sk not an orphan.
  */
-static __always_inline bool fq_sk_skrate(const struct fq_params *p, const struct sock *sk)
+static __always_inline bool fq_sk_clocked(const struct fq_params *p, const struct sock *sk)
 {
-	return p->pacing && sk->sk_pacing_status == SK_PACING_NONE;
+	return p->pacing && sk->sk_protocol == IPPROTO_TCP &&
+	       sk->sk_pacing_status == SK_PACING_NONE && sk->sk_pacing_rate != ~0UL;
+}
+
+/* TCP's length of skb: its payload, without the link, IP and TCP headers. */
+static __always_inline u64 fq_tcp_payload(struct sk_buff *skb)
+{
+	const struct tcphdr *th = bpf_core_cast(skb->head + skb->transport_header, struct tcphdr);
+	u32 hdr = skb->transport_header - skb->mac_header + th->doff * 4;
+
+	return skb->len > hdr ? skb->len - hdr : 0;
 }
 
 /*
- * Whether socket sk (FQ_CB_SKRATE, not by hash) holds its slot of
- * fq_paced, with a finite rate. No slot holds a socket until one missed
- * the fast path: then no lookup.
+ * The rate we pace socket sk at: its sk_pacing_rate, as TCP paces a
+ * socket sch_fq has marked; twice that while slow start grows its
+ * window. Cubic's HyStart ends slow start when a round's ACKs keep coming
+ * for longer than delay_min, or for half of that when the socket is not
+ * marked (SK_PACING_NONE: its ACKs should come in bursts), as ours stay:
+ * paced at its rate, a round of slow start spreads over about half a
+ * round trip, and slow start ended at once (one flow, 20 ms RTT: at a
+ * window of 70 packets, 784 Mbit/s against fq's 1211). Twice the rate
+ * keeps the margin under that threshold that fq's pacing keeps under
+ * its own. A socket whose window does not grow (limited by the receiver
+ * or the application: TCP's tcp_is_cwnd_limited) is paced at its rate.
  */
-static __always_inline bool fq_sk_paced(const struct bq_instance *inst, struct fq_sched *q,
-					struct sock *sk)
+static __always_inline u64 fq_clock_rate(const struct sock *sk)
 {
-	u64 key, *slot;
+	const struct tcp_sock *tp = bpf_core_cast(sk, struct tcp_sock);
+	u64 rate = sk->sk_pacing_rate;
 
-	if (!q->paced_any || sk->sk_pacing_rate == ~0UL)
-		return false;
-	key = fq_sk_key(q, sk);
-	slot = fq_paced_slot(inst, key);
-	return slot && *slot == key;
+	if (tp->snd_cwnd < tp->snd_ssthresh && tp->snd_cwnd < 2 * tp->max_packets_out)
+		return 2 * rate;
+	return rate;
+}
+
+/*
+ * The departure time of packet skb of socket sk (fq_sk_clocked) that TCP
+ * sent at time, as TCP would stamp it had sch_fq marked the socket
+ * (tcp_update_skb_after_send): the socket's clock, or time if later; the
+ * clock then moves on by the packet's payload at the pacing rate
+ * (fq_clock_rate), less up to half of that for the time it was
+ * behind (idle, or timers late), from the socket's FQ_CLOCK_FREE_SEGS-th
+ * data segment on. *fresh: the socket took its slot now, so the clock
+ * knows nothing of its queued packets.
+ */
+static __always_inline u64 fq_clock_stamp(const struct bq_instance *inst, struct fq_sched *q,
+					  struct sk_buff *skb, struct sock *sk, u64 time,
+					  bool *fresh)
+{
+	u64 key = fq_sk_key(q, sk), len, rate, late;
+	struct fq_clock *c = fq_clock_slot(inst, key);
+	u32 sk_hash = sk->__sk_common.skc_hash;
+
+	*fresh = !c || c->key != key || c->socket_hash != sk_hash;
+	if (!c)
+		return time;
+	if (*fresh) {
+		c->key = key;
+		c->socket_hash = sk_hash;
+		c->time_next = 0;
+	}
+	late = 0;
+	if (time > c->time_next) {
+		late = time - c->time_next;
+		c->time_next = time;
+	}
+	time = c->time_next;
+	len = fq_tcp_payload(skb);
+	rate = fq_clock_rate(sk);
+	if (!len || !rate || bpf_core_cast(sk, struct tcp_sock)->data_segs_out < FQ_CLOCK_FREE_SEGS)
+		return time;
+	len = len * NSEC_PER_SEC / rate;
+	c->time_next += len - (late < len / 2 ? late : len / 2);
+	return time;
+}
+
+/*
+ * A socket that took its clock's slot afresh may have packets queued in
+ * its flow f, due later than its new clock says. Its packet, due at time,
+ * then waits for the last of them, and its clock moves on by as much, so
+ * that TCP sees no reordering. The new departure time.
+ */
+static __noinline u64 fq_clock_fresh(const struct bq_instance *inst, struct fq_sched *q,
+				     const struct fq_flow *f, struct sock *sk, u64 time)
+{
+	const struct bq_pkt *tail = f->q.len ? bq_pkt(inst, f->q.tail) : NULL;
+	u64 key = fq_sk_key(q, sk), shift;
+	struct fq_clock *c;
+
+	if (!tail || tail->time <= time)
+		return time;
+	shift = tail->time - time;
+	c = fq_clock_slot(inst, key);
+	if (c && c->key == key)
+		c->time_next += shift;
+	return tail->time;
 }
 
 /*
  * sch_fq's fast path (since 6.8): a packet due now, to a qdisc with
  * nothing else ready to go, skips the flow table. Not under maxrate, nor
  * for a non-TCP socket with SO_MAX_PACING_RATE: their flow's clock must
- * see every packet. A socket we pace ourselves (FQ_CB_SKRATE) takes it
- * until one of its packets misses it; from then on (fq_paced) it never
- * does while its rate is finite, so its flow's clock sees every packet,
- * as TCP's own clock does once sch_fq has marked the socket. sch_fq marks
- * on its fast path too, so on a socket's first packet; we cannot pace on
- * the fast path, which has no clock, and doing it on the flow path for
- * every packet cost TCP 1% (docs/fq.md). Not while any flow is throttled
- * either: its own may be, and the packet would pass the ones queued
- * there. It reads only what it needs of the socket, before the flow
- * path's classification: on ping-pong every packet takes it.
+ * see every packet. A socket we stamp (fq_clock_stamp) takes it as one
+ * that stamps itself does: a packet due later goes to its flow. Its
+ * clock's times only grow, so a due packet has none of its socket's
+ * queued behind a throttled flow to pass; the caller sends it to its
+ * flow when the clock has just started afresh. It reads only what it
+ * needs of the socket, before the flow path's classification: on
+ * ping-pong every packet takes it.
  */
-static __always_inline bool fq_fastpath_ok(const struct bq_instance *inst, struct fq_sched *q,
-					   const struct fq_params *p, const struct Qdisc *sch,
-					   struct sock *sk, u64 time, u64 now)
+static __always_inline bool fq_fastpath_ok(const struct fq_sched *q, const struct fq_params *p,
+					   const struct bq_instance *inst, const struct Qdisc *sch,
+					   struct sock *sk, bool orphan, u64 time, u64 now)
 {
-	bool skrate = false;
-
 	if (time > now || p->maxrate)
 		return false;
-	if (!fq_sk_orphan(sk)) {
-		if (sk->sk_protocol != IPPROTO_TCP && sk->sk_max_pacing_rate != ~0UL)
-			return false;
-		skrate = fq_sk_skrate(p, sk);
-		if (skrate && sk->__sk_common.skc_state != TCP_CLOSE && fq_sk_paced(inst, q, sk))
-			return false;
-	}
+	if (!orphan && sk->sk_protocol != IPPROTO_TCP && sk->sk_max_pacing_rate != ~0UL)
+		return false;
 	if (!sch->q.qlen)
 		return true;
-	if (skrate && inst->cnt.x[X_THROTTLED])
-		return false;
 	return inst->cnt.x[X_FLOWS] == inst->cnt.x[X_INACTIVE] + inst->cnt.x[X_THROTTLED] &&
 	       q->internal.len < 8 && q->time_next_delayed_flow > now;
 }
@@ -715,11 +799,11 @@ BQ_ENQUEUE(fq)
 	struct bq_instance *inst;
 	struct fq_sched *q = bq_enter(sch, &inst, &p);
 	struct sock *sk = skb->sk;
-	u64 now, time, key, tstamp, *paced;
-	bool orphan, by_hash, was_empty, full;
+	bool orphan, clocked, fresh = false, by_hash, was_empty, full;
+	u64 now, time, key, tstamp;
 	struct fq_flow *f;
 	u32 idx, sk_hash = 0, band, age;
-	u8 state, cb;
+	u8 state;
 	int ret;
 
 	if (!q)
@@ -742,28 +826,24 @@ BQ_ENQUEUE(fq)
 		time = now + p->horizon;
 		skb->tstamp = time;
 	}
-	if (fq_fastpath_ok(inst, q, p, sch, sk, time, now)) {
+	orphan = fq_sk_orphan(sk);
+	clocked = !orphan && fq_sk_clocked(p, sk);
+	if (clocked)
+		time = fq_clock_stamp(inst, q, skb, sk, time, &fresh);
+	if (!fresh && fq_fastpath_ok(q, p, inst, sch, sk, orphan, time, now)) {
 		if (full && !fq_make_room(sch, inst, q, p, band, 0))
 			return fq_drop_arrival(sch, inst, q, p, band, skb, to_free);
 		inst->cnt.x[X_FASTPATH]++;
 		return fq_band_push(sch, inst, q, &q->internal, skb, time, band, to_free);
 	}
 
-	orphan = fq_sk_orphan(sk);
 	by_hash = orphan || sk->__sk_common.skc_state == TCP_CLOSE;
-	cb = orphan ? FQ_CB_ORPHAN : fq_sk_skrate(p, sk) ? FQ_CB_SKRATE : 0;
-	*fq_cb_flags(skb) = cb;
+	*fq_cb_flags(skb) = orphan ? FQ_CB_ORPHAN : 0;
 	if (by_hash) {	/* the flow dissector may run: not on the fast path */
 		key = (((u64)(fq_pkt_hash(q, skb) & p->orphan_mask)) << 1) | 1;
 	} else {
 		key = fq_sk_key(q, sk);
 		sk_hash = sk->__sk_common.skc_hash;
-		/* Paced by its rate for good: fq_fastpath_ok() refuses it now. */
-		paced = (cb & FQ_CB_SKRATE) ? fq_paced_slot(inst, key) : NULL;
-		if (paced) {
-			*paced = key;
-			q->paced_any = 1;
-		}
 	}
 	/*
 	 * Usually no flow is old enough: one look, then none again until
@@ -778,6 +858,8 @@ BQ_ENQUEUE(fq)
 		return bq_drop(sch, inst, skb, to_free, BQ_DROP_NOMEM);
 	if (f->q.len >= p->flow_limit)
 		return bq_drop(sch, inst, skb, to_free, FQ_DROP_FLOW_LIMIT);
+	if (fresh && clocked)
+		time = fq_clock_fresh(inst, q, f, sk, time);
 
 	state = f->state;
 	f->band = band;
@@ -1051,7 +1133,6 @@ BQ_DEQUEUE(fq)
 	struct sock *sk;
 	struct fq_flow *f;
 	u32 idx, plen;
-	u8 cb;
 
 	/* The kernel dequeues until it gets nothing: half the calls. */
 	if (!sch->q.qlen)
@@ -1101,11 +1182,10 @@ BQ_DEQUEUE(fq)
 		return bq_dequeued(sch, inst, skb);
 
 	rate = p->maxrate ? p->maxrate : FQ_NONE;
-	cb = *fq_cb_flags(skb);
-	if (!skb->tstamp || (cb & FQ_CB_SKRATE)) {
+	if (!skb->tstamp) {
 		/* No EDT pacing from the sender: pace by its socket's rate. */
 		sk = skb->sk;
-		if (sk && !(cb & FQ_CB_ORPHAN)) {
+		if (sk && !(*fq_cb_flags(skb) & FQ_CB_ORPHAN)) {
 			u64 sk_rate = sk->sk_pacing_rate;
 
 			if (sk_rate < rate)
@@ -1143,7 +1223,7 @@ BQ_DEQUEUE(fq)
 static int fq_setup(struct Qdisc *sch, struct bq_instance *inst, struct fq_sched *q)
 {
 	struct fq_params *p = (struct fq_params *)bq_kind_params(bq_params_of(inst));
-	u64 *paced;
+	struct fq_clock *c;
 	u32 i;
 
 	fq_auto_quanta(sch, p);
@@ -1152,10 +1232,10 @@ static int fq_setup(struct Qdisc *sch, struct bq_instance *inst, struct fq_sched
 	q->hash_key[0] = (u64)bpf_get_prandom_u32() << 32 | bpf_get_prandom_u32();
 	q->hash_key[1] = (u64)bpf_get_prandom_u32() << 32 | bpf_get_prandom_u32();
 	/* Not a previous instance's sockets, nor ours before a reset. */
-	bpf_for(i, 0, FQ_PACED_SLOTS) {
-		paced = bq_region_lookup(&fq_paced, inst, FQ_PACED_SLOTS, i);
-		if (paced)
-			*paced = 0;
+	bpf_for(i, 0, FQ_CLOCK_SLOTS) {
+		c = bq_region_lookup(&fq_clocks, inst, FQ_CLOCK_SLOTS, i);
+		if (c)
+			c->key = 0;
 	}
 	return 0;
 }

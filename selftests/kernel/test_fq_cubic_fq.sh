@@ -1,9 +1,10 @@
 # cubic_fq (bpf/cubic_fq.bpf.c): cubic plus SK_PACING_FQ, registered with
 # bpftool. One flow through bpf_fq with each congestion control: cubic's
-# sockets stay SK_PACING_NONE and leave unthrottled (bpf_fq paces them by
-# rate only when they queue), cubic_fq's get EDT timestamps from TCP at
-# sk_pacing_rate, some in the future, so bpf_fq throttles the flow: as
-# under sch_fq. Both must carry the flow (no collapse).
+# sockets stay SK_PACING_NONE, and bpf_fq stamps their packets itself on
+# a clock per socket (both are throttled now), cubic_fq's get EDT
+# timestamps from TCP at sk_pacing_rate, some in the future, so bpf_fq
+# throttles the flow: as under sch_fq. Both must carry the flow (no
+# collapse).
 . "$(dirname "$0")/lib.sh"
 . "$TOP/selftests/progs/fq_lib.sh"
 

@@ -20,8 +20,9 @@
 # added), FQ_PARAMS (bpfqdisc load fq's defaults, which the variants get
 # too: "maxrate 10gbit" keeps 64-byte UDP off the fast path), NOSTATS_TESTS
 # (run first, bpf_stats off), TESTS (then with bpf_stats on: ns/op; default
-# "tcp1 pps"). Tests: tcp1, tcp8, tcp32 (iperf3 Mbit/s), rtt (sockperf
-# TCP ping-pong p50 and p99, µs), pps (64-byte UDP frames per second),
+# "tcp1 pps"). Tests: tcp1, tcp8, tcp32 (iperf3 Mbit/s), tcp1rtt20 (one
+# flow, 20 ms of netem delay on the ACK path, no TCP metrics cached), rtt
+# (sockperf TCP ping-pong p50 and p99, µs), pps (64-byte UDP frames per second),
 # paced (16 UDP sockets paced at 1 MB/s each by the qdisc, every packet
 # throttled: the throttled heap's cost; datagrams per second sent), flows:N
 # (64-byte UDP over N flows, as tools/bench's scale table sends them:
@@ -59,7 +60,7 @@ run) shift ;;
 *) usage ;;
 esac
 for t in ${NOSTATS_TESTS:-} ${TESTS-tcp1 pps}; do
-	case $t in tcp1 | tcp8 | tcp32 | rtt | pps | paced | flows:[1-9]*) ;; *) echo "fq_ab: unknown test '$t'" >&2; exit 2 ;; esac
+	case $t in tcp1 | tcp8 | tcp32 | tcp1rtt20 | rtt | pps | paced | flows:[1-9]*) ;; *) echo "fq_ab: unknown test '$t'" >&2; exit 2 ;; esac
 done
 for v; do
 	[ -r "$OBJS/$v.bpf.o" ] || { echo "fq_ab: no $OBJS/$v.bpf.o: fq_ab.sh build $v FILE first" >&2; exit 2; }
@@ -98,6 +99,13 @@ pps() { udp_pps; }
 tcp1() { iperf_server b; iperf_mbps a $B $SECS; }
 tcp8() { iperf_server b; iperf_mbps a $B $SECS -P 8; }
 tcp32() { iperf_server b; iperf_mbps a $B $SECS -P 32; }
+tcp1rtt20() {
+	ip netns exec a ip tcp_metrics flush all 2>/dev/null
+	ip netns exec b tc qdisc replace dev vb root netem delay 20ms limit 100000
+	iperf_server b
+	iperf_mbps a $B $SECS
+	ip netns exec b tc qdisc del dev vb root
+}
 paced() {
 	n0=$(tc_stat a va packets)
 	ip netns exec b "$FQSEND" -l -d $((SECS + 1)) $B 7000 >/dev/null &

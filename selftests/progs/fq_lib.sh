@@ -9,6 +9,23 @@ load_fq() {
 	expect "$BQ" load fq "$@"
 }
 
+# paced_path DELAY: for a test that judges bursts at the receiver, on the
+# virtual clock only (skips elsewhere): $out, a file removed at exit;
+# bpf_fq loaded; veth a <-> b with DELAY of netem on vb (the ACK path);
+# no TCP metrics kept, so each connection starts afresh, with no ssthresh
+# or RTT left by the one before.
+paced_path() {
+	[ "${VMTEST_ICOUNT:-0}" = 1 ] || skip "bursts are judged on the virtual clock (tools/vmtest --icount)"
+	out=$(mktemp)
+	trap 'rm -f $out' EXIT
+	load_fq
+	veth_pair
+	for ns in a b; do
+		expect ip netns exec $ns sysctl -qw net.ipv4.tcp_no_metrics_save=1
+	done
+	expect ip netns exec b tc qdisc replace dev vb root netem delay "$1"
+}
+
 # bstat NS DEV FIELD: a field of bpfqdisc's stats for DEV's root bpf_fq
 # (flows, inactive, gc_flows, drops.horizon, marks ...).
 bstat() {

@@ -5,12 +5,15 @@
  * longer than 200 bytes (data, not ACKs; a GSO packet counts whole) is
  * timestamped on arrival. For each packet, its window is the bytes that
  * arrived in the 1 ms up to and including it; half of all bytes arrived
- * in a window at least as full as the median printed:
+ * in a window at least as full as the median printed. And the most TCP
+ * payload (no headers) that arrived within any 2 ms:
  *
- *   packets N bytes B burst_median_bytes M
+ *   packets N bytes B burst_median_bytes M max_payload_2ms P
  *
  * A flow paced at R bytes/s gives about R / 1000 plus one packet; one that
- * leaves a window at a time gives most of the window.
+ * leaves a window at a time gives most of the window. The most in 2 ms
+ * catches the one burst per round trip that a median hides: a window
+ * sent at once by a sender limited by the receiver's window.
  *
  * The time is taken in user space after each receive (CLOCK_MONOTONIC):
  * skb->tstamp is unreliable here, since across veth it may still hold
@@ -32,11 +35,13 @@
 
 #define MAX_PKTS	(1 << 20)
 #define WINDOW_NS	1000000ULL
+#define MAX_WINDOW_NS	2000000ULL
 #define MIN_LEN		200
 
 struct arrival {
 	uint64_t ns;
 	uint32_t len;
+	uint32_t payload;	/* TCP payload: len less the IP and TCP headers */
 	uint32_t window;	/* bytes in the 1 ms up to and including it */
 };
 
@@ -76,7 +81,7 @@ static int open_socket(const char *ifname)
 /* Arrivals until end: how many were recorded. */
 static size_t record(int fd, uint64_t end)
 {
-	unsigned char hdr[64];
+	unsigned char hdr[128];	/* IPv4 and TCP headers, options included */
 	struct sockaddr_ll from;
 	socklen_t fromlen;
 	size_t n = 0;
@@ -90,9 +95,33 @@ static size_t record(int fd, uint64_t end)
 			continue;
 		pkts[n].ns = now_ns();
 		pkts[n].len = len;
+		pkts[n].payload = len - 4 * (hdr[0] & 0xf) - 4 * (hdr[4 * (hdr[0] & 0xf) + 12] >> 4);
 		n++;
 	}
 	return n;
+}
+
+/*
+ * Each packet's window: the bytes (its whole length, or its payload) that
+ * arrived in the span ns up to and including it. The fullest; the packets
+ * in arrival order.
+ */
+static uint64_t windows(size_t n, uint64_t span, int payload)
+{
+	uint64_t in_window = 0, most = 0;
+	size_t i, first = 0;
+
+	for (i = 0; i < n; i++) {
+		in_window += payload ? pkts[i].payload : pkts[i].len;
+		while (pkts[i].ns - pkts[first].ns >= span) {
+			in_window -= payload ? pkts[first].payload : pkts[first].len;
+			first++;
+		}
+		pkts[i].window = in_window;
+		if (in_window > most)
+			most = in_window;
+	}
+	return most;
 }
 
 static int by_window(const void *a, const void *b)
@@ -105,15 +134,10 @@ static int by_window(const void *a, const void *b)
 /* The byte-weighted median of the packets' windows. */
 static uint64_t burst_median(size_t n, uint64_t bytes)
 {
-	uint64_t in_window = 0, below = 0;
-	size_t i, first = 0;
+	uint64_t below = 0;
+	size_t i;
 
-	for (i = 0; i < n; i++) {
-		in_window += pkts[i].len;
-		while (pkts[i].ns - pkts[first].ns >= WINDOW_NS)
-			in_window -= pkts[first++].len;
-		pkts[i].window = in_window;
-	}
+	windows(n, WINDOW_NS, 0);
 	qsort(pkts, n, sizeof(pkts[0]), by_window);
 	for (i = 0; i < n; i++) {
 		below += pkts[i].len;
@@ -125,7 +149,7 @@ static uint64_t burst_median(size_t n, uint64_t bytes)
 
 int main(int argc, char **argv)
 {
-	uint64_t bytes = 0;
+	uint64_t bytes = 0, most;
 	size_t n, i;
 	int fd;
 
@@ -139,7 +163,9 @@ int main(int argc, char **argv)
 	n = record(fd, now_ns() + (uint64_t)(atof(argv[2]) * 1e9));
 	for (i = 0; i < n; i++)
 		bytes += pkts[i].len;
-	printf("packets %zu bytes %llu burst_median_bytes %llu\n", n,
-	       (unsigned long long)bytes, (unsigned long long)burst_median(n, bytes));
+	most = windows(n, MAX_WINDOW_NS, 1);	/* before burst_median() sorts them */
+	printf("packets %zu bytes %llu burst_median_bytes %llu max_payload_2ms %llu\n", n,
+	       (unsigned long long)bytes, (unsigned long long)burst_median(n, bytes),
+	       (unsigned long long)most);
 	return 0;
 }
