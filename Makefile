@@ -158,7 +158,7 @@ $(LIB_SO): $(LIB_OBJS)
 		$^ $(LDLIBS) -o $@
 all: $(LIB_SO)
 
-$(OUTPUT)/cli/%.o: src/cli/%.c $(wildcard src/lib/*.h) include/bpfqdisc.h include/libbpfqdisc.h | $(OUTPUT) check-deps
+$(OUTPUT)/cli/%.o: src/cli/%.c src/cli/cli.h $(wildcard src/lib/*.h) include/bpfqdisc.h include/libbpfqdisc.h | $(OUTPUT) check-deps
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -Isrc/lib -c $< -o $@
@@ -386,7 +386,7 @@ $(BIN)/hbm: $(HBM_SRCS) $(LIB_A) src/hbm/hbm_tool.h include/hbm.h $(OUTPUT)/hbm_
 	$(Q)$(CC) $(CFLAGS) -Isrc/lib -Isrc/hbm $(HBM_SRCS) $(LIB_A) $(LDLIBS) -o $@
 # Harnesses that compile a CLI's source in (its parsers are static).
 $(BIN)/fuzz_hbm: $(HBM_SRCS) src/hbm/hbm_tool.h include/hbm.h $(OUTPUT)/hbm_cg.skel.h $(OUTPUT)/hbm_cg_edt.skel.h
-$(BIN)/fuzz_class: src/cli/class.c
+$(BIN)/fuzz_class: src/cli/class.c src/cli/common.c src/cli/cli.h
 # make install puts hbm beside bpfqdisc (its BPF objects are in BPF_OBJS).
 INSTALLED += $(SBINDIR)/hbm
 install: install-hbm
