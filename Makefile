@@ -486,7 +486,7 @@ deb: $(BIN)/bpfqdisc $(BIN)/hbm $(BPF_OBJS) $(OUTPUT)/vmlinux.h $(LIB_SO) $(LIB_
 # from a copy of its source in that directory.
 OOT := $(abspath $(OUTPUT))/oot
 all: $(OOT)/myq.bpf.o $(OOT)/markq.bpf.o
-$(OOT)/myq.bpf.o: $(BIN)/bpfqdisc $(BIN)/hbm $(BIN)/tc/q_bpf.so $(BPF_OBJS) $(OUTPUT)/vmlinux.h $(FW_HEADERS) \
+$(OOT)/myq.bpf.o: $(BIN)/bpfqdisc $(BIN)/hbm $(BIN)/tc/q_bpf.so $(LIB_SO) $(LIB_A) $(BPF_OBJS) $(OUTPUT)/vmlinux.h $(FW_HEADERS) \
 		tools/bpfqdisc.pc.in
 	$(call msg,OOT,$@)
 	$(Q)rm -rf $(OOT) && mkdir -p $(OOT)/work
@@ -512,6 +512,18 @@ $(patsubst %,$(OOT)/%.bpf.o,$(OOT_CLASHES)): $(OOT)/%.bpf.o: $(OOT)/myq.bpf.o
 	$(Q)cd $(OOT)/work && sed '$(OOT_SED_$*)' myq.bpf.c >$*.bpf.c && \
 		export PKG_CONFIG_PATH=$(OOT)/dest/usr/lib/pkgconfig && \
 		$(CLANG) -target bpf -O2 -g $$(pkg-config --cflags bpfqdisc) -c $*.bpf.c -o ../$*.bpf.o
+
+# A program that drives bpfqdisc through libbpfqdisc (test_lib_client),
+# built the same way: its source alone, copied out of the tree, against the
+# installed header and library (pkg-config libbpfqdisc); it finds
+# libbpfqdisc.so.0 in that install, relative to itself.
+all: $(OOT)/bq_client
+$(OOT)/bq_client: selftests/oot/bq_client.c $(OOT)/myq.bpf.o
+	$(call msg,OOT,$@)
+	$(Q)cp $< $(OOT)/work/ && cd $(OOT)/work && \
+		export PKG_CONFIG_PATH=$(OOT)/dest/usr/lib/$(or $(MULTIARCH),x86_64-linux-gnu)/pkgconfig && \
+		$(CC) -O2 -Wall -Wextra -Werror bq_client.c $$(pkg-config --cflags --libs libbpfqdisc) \
+			-Wl,-rpath,'$$ORIGIN/dest/usr/lib/$(or $(MULTIARCH),x86_64-linux-gnu)' -o ../bq_client
 
 $(OOT)/markq.bpf.o: selftests/oot/markq.bpf.c $(OOT)/myq.bpf.o
 	$(call msg,OOT,$@)
