@@ -9,7 +9,10 @@
 . "$(dirname "$0")/lib.sh"
 C=$TOP/.output/oot/bq_client
 [ -x "$C" ] || fail "no $C: make builds it, on the host"
-readelf -d "$C" | grep -q 'NEEDED.*libbpfqdisc\.so\.0' || fail "$C does not use libbpfqdisc.so.0"
+# The installed library, as ld.so finds it (the VM has no ldd or readelf).
+libs=$(LD_TRACE_LOADED_OBJECTS=1 "$C")
+printf '%s\n' "$libs" | grep -q "libbpfqdisc\.so\.0 => $TOP/\.output/oot/dest/usr/lib/" ||
+	fail "$C does not load the installed libbpfqdisc.so.0: $libs"
 
 veth_pair
 quiet_va
