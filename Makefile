@@ -162,7 +162,7 @@ $(LIB_SO): $(LIB_OBJS)
 		$^ $(LDLIBS) -o $@
 all: $(LIB_SO)
 
-$(OUTPUT)/cli/%.o: src/cli/%.c $(wildcard src/lib/*.h) include/bpfqdisc.h include/libbpfqdisc.h | $(OUTPUT) check-deps
+$(OUTPUT)/cli/%.o: src/cli/%.c src/cli/cli.h $(wildcard src/lib/*.h) include/bpfqdisc.h include/libbpfqdisc.h | $(OUTPUT) check-deps
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -Isrc/lib -c $< -o $@
@@ -395,7 +395,7 @@ $(BIN)/hbm: $(HBM_SRCS) $(LIB_A) src/hbm/hbm_tool.h include/hbm.h $(OUTPUT)/hbm_
 # Harnesses that compile a CLI's source in (its parsers are static).
 $(BIN)/fuzz_hbm: $(HBM_SRCS) src/hbm/hbm_tool.h include/hbm.h $(OUTPUT)/hbm_cg.skel.h $(OUTPUT)/hbm_cg_edt.skel.h
 $(BIN)/fuzz_hbm: FUZZ_FLAGS += -DBQ_VERSION='"$(VERSION)"'
-$(BIN)/fuzz_class: src/cli/class.c
+$(BIN)/fuzz_class: src/cli/class.c src/cli/common.c src/cli/cli.h
 # make install puts hbm beside bpfqdisc (its BPF objects are in BPF_OBJS),
 # with its man page.
 INSTALLED += $(SBINDIR)/hbm $(MAN8DIR)/hbm.8
@@ -523,6 +523,18 @@ $(patsubst %,$(OOT)/%.bpf.o,$(OOT_CLASHES)): $(OOT)/%.bpf.o: $(OOT)/myq.bpf.o
 	$(Q)cd $(OOT)/work && sed '$(OOT_SED_$*)' myq.bpf.c >$*.bpf.c && \
 		export PKG_CONFIG_PATH=$(OOT)/dest/usr/lib/pkgconfig && \
 		$(CLANG) -target bpf -O2 -g $$(pkg-config --cflags bpfqdisc) -c $*.bpf.c -o ../$*.bpf.o
+
+# A program that drives bpfqdisc through libbpfqdisc (test_lib_client),
+# built the same way: its source alone, copied out of the tree, against the
+# installed header and library (pkg-config libbpfqdisc); it finds
+# libbpfqdisc.so.0 in that install, relative to itself.
+all: $(OOT)/bq_client
+$(OOT)/bq_client: selftests/oot/bq_client.c $(OOT)/myq.bpf.o
+	$(call msg,OOT,$@)
+	$(Q)cp $< $(OOT)/work/ && cd $(OOT)/work && \
+		export PKG_CONFIG_PATH=$(OOT)/dest/usr/lib/$(or $(MULTIARCH),x86_64-linux-gnu)/pkgconfig && \
+		$(CC) -O2 -Wall -Wextra -Werror bq_client.c $$(pkg-config --cflags --libs libbpfqdisc) \
+			-Wl,-rpath,'$$ORIGIN/dest/usr/lib/$(or $(MULTIARCH),x86_64-linux-gnu)' -o ../bq_client
 
 $(OOT)/markq.bpf.o: selftests/oot/markq.bpf.c $(OOT)/myq.bpf.o
 	$(call msg,OOT,$@)

@@ -9,36 +9,49 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "lib.h"
+#include "cli.h"
+
+const char class_help[] =
+	"  class add|change dev DEV [root | handle X:] cgroup PATH | mark N | priority N\n"
+	"        FIELD VALUE... (bpf_hbm: rate RATE)\n"
+	"      A class, for kinds that declare them: bpf_hbm's is a rate for one\n"
+	"      aggregate (by what its classify parameter says: 0 cgroup, 1 mark,\n"
+	"      2 priority); others get its rate.\n"
+	"  class del dev DEV [root | handle X:] cgroup PATH | mark N | priority N\n"
+	"  class show dev DEV [root | handle X:] [-j]\n"
+	"      The aggregates a qdisc with classes has seen, their fields and counters.\n"
+	;
+
+static int do_help(int argc, char **argv)
+{
+	return cli_help(class_help);
+}
 
 /* dev DEV [root | parent X:Y | handle X:] [SELECTOR VALUE] [FIELD VALUE ...] [-j] */
 static int parse_args(int argc, char **argv, struct bq_class_req *r)
 {
-	for (int i = 0; i < argc; i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		int err;
+	struct place p = { .parent = TC_H_ROOT };
 
-		if (!strcmp(a, "root")) {
-			r->parent = TC_H_ROOT;
+	for (int i = 0; i < argc;) {
+		int took = parse_place(argc, argv, &i, &p);
+
+		if (took < 0)
+			return took;
+		if (took)
 			continue;
-		}
-		if (!strcmp(a, "-j") || !strcmp(a, "--json")) {
+		if (!strcmp(argv[i], "-j") || !strcmp(argv[i], "--json")) {
 			r->json = true;
+			i++;
 			continue;
 		}
-		if (strcmp(a, "dev") && strcmp(a, "parent") && strcmp(a, "handle")) {
-			err = bq_class_arg(r, a, v);
-			if (err)
-				return err;
-		} else if (!v) {
-			return bq_invalid("'%s' needs a value", a);
-		} else if (a[0] == 'd') {
-			r->dev = v;
-		} else if (bq_parse_handle(v, a[0] == 'p' ? &r->parent : &r->handle)) {
-			return bq_invalid("bad handle '%s' (expected MAJOR:[MINOR] in hex)", v);
-		}
-		i++;
+		took = bq_class_arg(r, argv[i], i + 1 < argc ? argv[i + 1] : NULL);
+		if (took)
+			return took;
+		i += 2;
 	}
+	r->dev = p.dev;
+	r->parent = p.parent;
+	r->handle = p.handle;
 	return bq_class_place(r);
 }
 
@@ -101,22 +114,41 @@ static int show(struct bq_class_req *r)
 	return 0;
 }
 
-int bq_cmd_class(int argc, char **argv)
+/* add, change, del, show: argv[0] is the verb. */
+static int run(int argc, char **argv)
 {
 	struct bq_class_req r;
 	int err;
 
-	bq_class_init(&r, argc > 1 ? argv[1] : "show");
-	if (!strcmp(r.verb, "list") || !strcmp(r.verb, "ls"))
-		r.verb = "show";
-	if (strcmp(r.verb, "add") && strcmp(r.verb, "change") && strcmp(r.verb, "del") &&
-	    strcmp(r.verb, "show"))
-		return bq_invalid("unknown class command '%s' (add, change, del, show)", r.verb);
-	err = parse_args(argc - 2, argv + 2, &r) ?:
+	bq_class_init(&r, strcmp(argv[0], "list") && strcmp(argv[0], "ls") ? argv[0] : "show");
+	err = parse_args(argc - 1, argv + 1, &r) ?:
 	      (r.json && strcmp(r.verb, "show") ? bq_invalid("%s", "-j is for class show") : 0) ?:
 	      bq_class_check(&r) ?: bq_prepare(bq_class_needs(&r)) ?: bq_class_find_qdisc(&r);
 	if (!err)
 		err = strcmp(r.verb, "show") ? bq_class_write(&r) : show(&r);
 	bq_class_close(&r);
 	return err;
+}
+
+/* No verb: show, with no device, which says what it needs. */
+static int show_none(int argc, char **argv)
+{
+	char *show[] = { "show" };
+
+	return run(1, show);
+}
+
+int do_class(int argc, char **argv)
+{
+	static const struct cmd cmds[] = {
+		{ "", show_none },
+		{ "show", run }, { "list", run }, { "ls", run },
+		{ "add", run }, { "change", run }, { "del", run },
+		{ "help", do_help },
+		{ NULL },
+	};
+
+	if (cli_wants_help(argc, argv))
+		return do_help(argc, argv);
+	return cmd_select(cmds, argc - 1, argv + 1, "class command", "add, change, del, show");
 }

@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-#include "lib.h"
+#include "cli.h"
 #include "fifo_src.h"	/* generated: static const char fifo_src[] */
 
 /* Longest NAME whose kind, bpf_NAME, fits Qdisc_ops.id with its NUL. */
@@ -54,13 +54,26 @@ static void write_source(FILE *f, const char *name)
 	fputs(s, f);
 }
 
-int bq_cmd_new(int argc, char **argv)
+const char new_help[] =
+	"  new NAME\n"
+	"      Write NAME.bpf.c, a commented FIFO with one parameter, to start a qdisc\n"
+	"      built against the installed framework (pkg-config bpfqdisc).\n"
+	;
+
+static int do_help(int argc, char **argv)
+{
+	return cli_help(new_help);
+}
+
+int do_new(int argc, char **argv)
 {
 	char path[64];
 	const char *why;
 	FILE *f;
 	int fd;
 
+	if (cli_wants_help(argc, argv))
+		return do_help(argc, argv);
 	if (argc != 2) {
 		bq_err("usage: bpfqdisc new NAME (writes NAME.bpf.c)");
 		return BQ_EXIT_USAGE;

@@ -1,76 +1,80 @@
 // SPDX-License-Identifier: GPL-2.0
 /* bpfqdisc qdisc add|replace|change|show: tc's syntax, with parameters. */
-#include <errno.h>
-#include <net/if.h>
 #include <stdio.h>
 #include <string.h>
-#include "lib.h"
+#include "cli.h"
+
+const char qdisc_help[] =
+	"  qdisc add|replace dev DEV [root | parent X:Y] [handle X:] KIND [PARAM VALUE]...\n"
+	"      Create a qdisc as tc would, with its parameters applied from its first\n"
+	"      packet on. replace on a qdisc of the same kind changes its parameters.\n"
+	"  qdisc change dev DEV [root | parent X:Y | handle X:] PARAM VALUE...\n"
+	"      Change parameters of a live qdisc; the next packets see them.\n"
+	"  qdisc show [dev DEV] [-s] [-j]\n"
+	"      Every qdisc, as tc shows it, with BPF qdiscs' parameters and counters.\n"
+	;
+
+static int do_help(int argc, char **argv)
+{
+	return cli_help(qdisc_help);
+}
 
 /* dev DEV [root | parent X:Y] [handle X:] [KIND] [PARAM VALUE]... */
 static int parse_req(int argc, char **argv, struct bq_qdisc_req *r, bool need_kind)
 {
-	int i;
+	struct place p = { .parent = TC_H_ROOT };
+	int i = 0, took = 0;
 
 	memset(r, 0, sizeof(*r));
-	r->parent = TC_H_ROOT;
-	for (i = 0; i < argc; i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-
-		if (!strcmp(a, "root")) {
-			r->parent = TC_H_ROOT;
-		} else if (!strcmp(a, "dev") || !strcmp(a, "parent") || !strcmp(a, "handle")) {
-			if (!v)
-				return bq_invalid("'%s' needs a value", a);
-			if (a[0] == 'd')
-				r->dev = v;
-			else if (bq_parse_handle(v, a[0] == 'p' ? &r->parent : &r->handle))
-				return bq_invalid("bad handle '%s' (expected MAJOR:[MINOR] in hex)", v);
-			i++;
-		} else if ((r->kind = bq_kind_find(a))) {
-			i++;
-			break;
-		} else if (need_kind) {
-			char names[256];
-
-			bq_err("unknown qdisc '%s' (known: %s)", a, bq_kind_names(names, sizeof(names)));
-			return BQ_EXIT_USAGE;
-		} else {
-			break;	/* parameters follow */
-		}
-	}
+	while (i < argc && (took = parse_place(argc, argv, &i, &p)) > 0)
+		;
+	if (took < 0)
+		return took;
+	if (i < argc && (r->kind = bq_kind_find(argv[i])))
+		i++;
+	else if (i < argc && need_kind)
+		return bq_kind_lookup(argv[i], &r->kind);
+	r->dev = p.dev;
+	r->parent = p.parent;
+	r->handle = p.handle;
 	if (!r->dev)
 		return bq_invalid("%s", "which device? (dev DEV)");
 	if (need_kind && !r->kind)
 		return bq_invalid("%s", "which qdisc? (e.g. bpf_fifo)");
-	r->ifindex = if_nametoindex(r->dev);
-	if (!r->ifindex)
-		return bq_invalid("no such device '%s'", r->dev);
 	r->nparams = argc - i;
 	r->params = argv + i;
-	return 0;
+	return place_ifindex(&p, &r->ifindex);
 }
 
-int bq_cmd_qdisc(int argc, char **argv)
+/* add, replace, change: argv[0] is the verb. */
+static int write_qdisc(int argc, char **argv)
 {
-	const char *verb = argc > 1 ? argv[1] : "show";
+	bool change = !strcmp(argv[0], "change");
 	struct bq_qdisc_req r;
-	int err;
+	int err = parse_req(argc - 1, argv + 1, &r, !change);
 
-	if (!strcmp(verb, "show") || !strcmp(verb, "list") || !strcmp(verb, "ls"))
-		return bq_cmd_qdisc_show(argc - 1, argv + 1);
-	if (strcmp(verb, "add") && strcmp(verb, "replace") && strcmp(verb, "change")) {
-		bq_err("unknown qdisc command '%s' (add, replace, change, show)", verb);
-		return BQ_EXIT_USAGE;
-	}
-	err = parse_req(argc - 2, argv + 2, &r, verb[0] != 'c');
 	if (err)
 		return err;
-	if (verb[0] == 'c' && !r.nparams)
+	if (change && !r.nparams)
 		return bq_invalid("%s", "nothing to change: give PARAM VALUE pairs");
 	err = bq_prepare(BQ_NEED_LOAD) ?: (r.kind ? bq_require_loaded(r.kind) : 0);
 	if (err)
 		return err;
-	if (verb[0] == 'c')
+	if (change)
 		return bq_qdisc_change_req(&r);
-	return bq_qdisc_create(&r, verb[0] == 'r');
+	return bq_qdisc_create(&r, !strcmp(argv[0], "replace"));
+}
+
+int do_qdisc(int argc, char **argv)
+{
+	static const struct cmd cmds[] = {
+		{ "show", do_qdisc_show }, { "list", do_qdisc_show }, { "ls", do_qdisc_show },
+		{ "add", write_qdisc }, { "replace", write_qdisc }, { "change", write_qdisc },
+		{ "help", do_help },
+		{ NULL },
+	};
+
+	if (cli_wants_help(argc, argv))
+		return do_help(argc, argv);
+	return cmd_select(cmds, argc - 1, argv + 1, "qdisc command", "add, replace, change, show");
 }

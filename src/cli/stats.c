@@ -5,13 +5,25 @@
  * parameters and counters, as text, JSON (like tc -j) or Prometheus text.
  */
 #include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 #include <net/if.h>
-#include "lib.h"
+#include "cli.h"
+
+const char stats_help[] =
+	"  stats [dev DEV] [-j | --prometheus] [--interval N]\n"
+	"      The BPF qdiscs' stats: tc's and their own (drops by reason, marks...).\n"
+	"      --prometheus writes the text format for node_exporter's textfile collector.\n"
+	;
+
+static int do_help(int argc, char **argv)
+{
+	return cli_help(stats_help);
+}
 
 enum fmt { FMT_TEXT, FMT_JSON, FMT_PROM };
 
@@ -22,15 +34,6 @@ struct opts {
 	unsigned interval;
 };
 
-static void handle_str(__u32 h, char *buf, size_t len)
-{
-	if (h == TC_H_ROOT)
-		snprintf(buf, len, "root");
-	else if (h & 0xffff)
-		snprintf(buf, len, "%x:%x", h >> 16, h & 0xffff);
-	else
-		snprintf(buf, len, "%x:", h >> 16);
-}
 
 static void print_text(const struct bq_qdisc_view *v, bool stats)
 {
@@ -226,39 +229,47 @@ static int show_once(const struct opts *o)
 	return 0;
 }
 
+/* [dev DEV] and the options, before or after it. */
 static int parse_opts(int argc, char **argv, struct opts *o)
 {
+	static const struct option opts[] = {
+		{ "stats", no_argument, NULL, 's' }, { "json", no_argument, NULL, 'j' },
+		{ "prometheus", no_argument, NULL, 'p' },
+		{ "interval", required_argument, NULL, 'i' },
+		{},
+	};
+	struct place p = { .parent = TC_H_ROOT };
 	const char *why;
 	__u64 secs;
+	int c, i;
 
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-
-		if (!strcmp(a, "-s") || !strcmp(a, "-stats")) {
+	opterr = 0;
+	optind = 0;
+	while ((c = getopt_long(argc, argv, ":sj", opts, NULL)) != -1) {
+		if (c == ':')
+			return bq_invalid("%s needs a value", argv[optind - 1]);
+		if (c == '?')
+			return bq_invalid("unexpected '%s'", argv[optind - 1]);
+		if (c == 's')
 			o->stats = true;
-		} else if (!strcmp(a, "-j") || !strcmp(a, "-json")) {
+		else if (c == 'j')
 			o->fmt = FMT_JSON;
-		} else if (!strcmp(a, "--prometheus")) {
+		else if (c == 'p')
 			o->fmt = FMT_PROM;
-		} else if (!strcmp(a, "dev") && i + 1 < argc) {
-			o->ifindex = if_nametoindex(argv[++i]);
-			if (!o->ifindex) {
-				bq_err("no such device '%s'", argv[i]);
-				return BQ_EXIT_USAGE;
-			}
-		} else if (!strcmp(a, "--interval") && i + 1 < argc) {
-			if (bq_parse_value(BQ_UNIT_COUNT, argv[++i], &secs, &why) || !secs ||
-			    secs > 86400) {
-				bq_err("bad --interval '%s': expected 1..86400 seconds", argv[i]);
-				return BQ_EXIT_USAGE;
-			}
+		else if (bq_parse_value(BQ_UNIT_COUNT, optarg, &secs, &why) || !secs || secs > 86400)
+			return bq_invalid("bad --interval '%s': expected 1..86400 seconds", optarg);
+		else
 			o->interval = secs;
-		} else {
-			bq_err("unexpected '%s'", a);
-			return BQ_EXIT_USAGE;
-		}
 	}
-	return 0;
+	for (i = optind; i < argc;) {
+		int took = parse_place(argc, argv, &i, &p);
+
+		if (took < 0)
+			return took;
+		if (!took || p.parent != TC_H_ROOT || p.handle)
+			return bq_invalid("unexpected '%s'", argv[i - (took ? 2 : 0)]);
+	}
+	return p.dev ? place_ifindex(&p, &o->ifindex) : 0;
 }
 
 static int run(struct opts *o, int argc, char **argv)
@@ -279,7 +290,7 @@ static int run(struct opts *o, int argc, char **argv)
 }
 
 /* qdisc show [dev DEV] [-s] [-j] */
-int bq_cmd_qdisc_show(int argc, char **argv)
+int do_qdisc_show(int argc, char **argv)
 {
 	struct opts o = { 0 };
 
@@ -287,9 +298,12 @@ int bq_cmd_qdisc_show(int argc, char **argv)
 }
 
 /* stats [dev DEV] [-j] [--prometheus] [--interval N]: BPF qdiscs only. */
-int bq_cmd_stats(int argc, char **argv)
+int do_stats(int argc, char **argv)
 {
 	struct opts o = { .stats = true, .ours_only = true };
+
+	if (cli_wants_help(argc, argv))
+		return do_help(argc, argv);
 
 	return run(&o, argc, argv);
 }

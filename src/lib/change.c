@@ -45,13 +45,6 @@ int bq_build_params(const struct bq_qdisc_req *r, const struct bq_params *base,
 	return bq_params_apply(set, r->nparams, r->params);
 }
 
-int bq_no_instance(const char *dev, __u32 parent, __u32 handle)
-{
-	bq_invalid("no BPF qdisc of bpfqdisc at %s %s", dev, handle ? "with that handle" :
-		   parent == TC_H_ROOT ? "root" : "with that parent");
-	return -ENOENT;
-}
-
 /*
  * Under the kind's lock from the read to the write, so that two changes
  * merge rather than one losing the other's. tc may replace the qdisc

@@ -275,3 +275,10 @@ int bq_find_instance(int ifindex, __u32 parent, __u32 handle, const struct bq_ki
 	}
 	return -ENOENT;
 }
+
+int bq_no_instance(const char *dev, __u32 parent, __u32 handle)
+{
+	bq_invalid("no BPF qdisc of bpfqdisc at %s %s", dev, handle ? "with that handle" :
+		   parent == TC_H_ROOT ? "root" : "with that parent");
+	return -ENOENT;
+}

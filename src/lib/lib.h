@@ -434,12 +434,4 @@ bool bq_core_name(const char *name, bool prometheus);
 /* Whether instance q is the qdisc tc of netns. */
 bool bq_same_qdisc(const struct bq_instance *q, __u64 netns, const struct bq_qdisc_info *tc);
 
-/* --- the CLI's commands (src/cli) --- */
-int bq_cmd_qdisc(int argc, char **argv);
-int bq_cmd_class(int argc, char **argv);
-int bq_cmd_qdisc_show(int argc, char **argv);
-int bq_cmd_stats(int argc, char **argv);
-/* bpfqdisc new NAME: a starting NAME.bpf.c, built out of the tree. */
-int bq_cmd_new(int argc, char **argv);
-
 #endif

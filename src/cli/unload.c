@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: GPL-2.0
+/* bpfqdisc unload: unregister a kind. */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include "cli.h"
+
+const char unload_help[] =
+	"  unload KIND [--force]\n"
+	"      Unregister bpf_KIND. Refuses while qdiscs of the kind are live unless\n"
+	"      --force; live ones keep working until deleted.\n"
+	;
+
+static int do_help(int argc, char **argv)
+{
+	return cli_help(unload_help);
+}
+
+int do_unload(int argc, char **argv)
+{
+	static const struct option opts[] = { { "force", no_argument, NULL, 'f' }, {} };
+	const struct bq_kind *k;
+	unsigned int flags = 0;
+	int c, err;
+
+	if (cli_wants_help(argc, argv))
+		return do_help(argc, argv);
+	opterr = 0;
+	optind = 0;
+	while ((c = getopt_long(argc, argv, ":f", opts, NULL)) != -1) {
+		if (c == '?')
+			return bq_invalid("unknown option '%s'", argv[optind - 1]);
+		flags |= BQ_UNLOAD_FORCE;
+	}
+	if (optind + 1 < argc)
+		return bq_invalid("unexpected '%s'", argv[optind + 1]);
+	err = bq_kind_lookup(optind < argc ? argv[optind] : NULL, &k) ?:
+	      bq_kind_unload(k->kind, flags);
+	if (!err)
+		printf("unloaded %s\n", k->kind);
+	return err;
+}
