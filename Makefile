@@ -438,3 +438,36 @@ $(OOT)/markq.bpf.o: selftests/oot/markq.bpf.c $(OOT)/myq.bpf.o
 	$(Q)cp $< $(OOT)/work/ && cd $(OOT)/work && \
 		export PKG_CONFIG_PATH=$(OOT)/dest/usr/lib/pkgconfig && \
 		$(CLANG) -target bpf -O2 -g $$(pkg-config --cflags bpfqdisc) -c markq.bpf.c -o ../markq.bpf.o
+
+# --- bpfqdisc-bandwidth: the chained CNI plugin for pods (issue 37) ---
+# One block, kept together: src/cni/*.c linked with the library's objects
+# (LIB_OBJS), its unit test and fuzzer, its install. docs/kubernetes.md.
+# make install puts it where Debian's runtimes look for CNI plugins, the
+# directory of Debian's containernetworking-plugins, whatever PREFIX:
+# /usr/lib/cni. containerd's default bin_dir is /opt/cni/bin: CNIBINDIR=.
+CNI_SRCS := $(wildcard src/cni/*.c)
+CNI_OBJS := $(patsubst src/cni/%.c,$(OUTPUT)/cni/%.o,$(CNI_SRCS))
+CNI_HDRS := $(wildcard src/cni/*.h)
+CNIBINDIR ?= /usr/lib/cni
+all: $(BIN)/bpfqdisc-bandwidth
+$(OUTPUT)/cni/%.o: src/cni/%.c $(CNI_HDRS) src/lib.h include/bpfqdisc.h $(OUTPUT)/skels.h | check-deps
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) -Isrc -DBQ_VERSION='"$(VERSION)"' -c $< -o $@
+$(BIN)/bpfqdisc-bandwidth: $(CNI_OBJS) $(LIB_OBJS) | $(BIN)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
+# The unit test links the plugin's parts but its main.
+$(BIN)/test_cni: $(filter-out $(OUTPUT)/cni/main.o,$(CNI_OBJS))
+# The fuzzer: the JSON reader, the config and the conflist edit.
+CNI_FUZZ_SRCS := src/cni/cjson.c src/cni/conf.c src/cni/conflist.c
+$(BIN)/fuzz_cni: FUZZ_SRCS += $(CNI_FUZZ_SRCS)
+$(BIN)/fuzz_cni: $(CNI_FUZZ_SRCS) $(CNI_HDRS)
+INSTALLED += $(CNIBINDIR)/bpfqdisc-bandwidth
+install: install-cni
+.PHONY: install-cni
+install-cni: $(BIN)/bpfqdisc-bandwidth
+	$(call msg,INSTALL,$(DESTDIR)$(CNIBINDIR)/bpfqdisc-bandwidth)
+	$(Q)$(INSTALL) -d $(DESTDIR)$(CNIBINDIR)
+	$(Q)$(INSTALL) -m 0755 $(BIN)/bpfqdisc-bandwidth $(DESTDIR)$(CNIBINDIR)/bpfqdisc-bandwidth
+deb: $(BIN)/bpfqdisc-bandwidth
