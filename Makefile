@@ -459,8 +459,8 @@ $(BIN)/bpfqdisc-bandwidth: $(CNI_OBJS) $(LIB_OBJS) | $(BIN)
 	$(Q)$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
 # The unit test links the plugin's parts but its main.
 $(BIN)/test_cni: $(filter-out $(OUTPUT)/cni/main.o,$(CNI_OBJS))
-# The fuzzer: the JSON reader, the config and the conflist edit.
-CNI_FUZZ_SRCS := src/cni/cjson.c src/cni/conf.c src/cni/conflist.c
+# The fuzzer: the JSON reader, the config, the records, the conflist edit.
+CNI_FUZZ_SRCS := src/cni/cjson.c src/cni/conf.c src/cni/conflist.c src/cni/state.c
 $(BIN)/fuzz_cni: FUZZ_SRCS += $(CNI_FUZZ_SRCS)
 $(BIN)/fuzz_cni: $(CNI_FUZZ_SRCS) $(CNI_HDRS)
 INSTALLED += $(CNIBINDIR)/bpfqdisc-bandwidth
