@@ -40,14 +40,18 @@ int pod_limit_ready(struct cni_err *e)
 	struct bq_load_opts o = { .max_instances = POD_MAX_INSTANCES, .ring_slots = POD_RING_SLOTS };
 	struct bq_param_set set;
 
-	if (bq_check_caps(BQ_NEED_LOAD) || bq_check_kernel() || bq_ensure_bpffs())
-		return cni_fail(e, CNI_ERR_UNAVAILABLE, "plugin not available",
-				"this node cannot run BPF qdiscs (see the plugin's stderr)");
 	if (!k)
 		return cni_fail(e, CNI_ERR_UNAVAILABLE, "plugin not available",
 				"bpf_" POD_KIND " is not built in");
+	if (bq_check_caps(BQ_NEED_LOAD))
+		return cni_fail(e, CNI_ERR_UNAVAILABLE, "plugin not available",
+				"the plugin needs root");
+	/* Loaded: the kernel runs it. Else every ADD would read the kernel's BTF. */
 	if (bq_is_loaded(k))
 		return 0;
+	if (bq_check_kernel() || bq_ensure_bpffs())
+		return cni_fail(e, CNI_ERR_UNAVAILABLE, "plugin not available",
+				"this node cannot run BPF qdiscs");
 	if (bq_kind_params(k, &set))
 		return cni_fail(e, CNI_ERR_UNAVAILABLE, "plugin not available",
 				"cannot read the parameters of %s", k->kind);
