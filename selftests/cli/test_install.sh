@@ -36,6 +36,7 @@ expected_files() {
 	echo "$MAN 644"
 	echo "$COMP 644"
 	echo "$UNIT 644"
+	echo "$D/usr/lib/cni/bpfqdisc-bandwidth 755"	# where Debian's runtimes find CNI plugins
 	for s in "$TOP"/bpf/*.bpf.c; do
 		b=${s##*/}
 		echo "$OBJDIR/${b%.c}.o 644"
