@@ -470,4 +470,5 @@ install-cni: $(BIN)/bpfqdisc-bandwidth
 	$(call msg,INSTALL,$(DESTDIR)$(CNIBINDIR)/bpfqdisc-bandwidth)
 	$(Q)$(INSTALL) -d $(DESTDIR)$(CNIBINDIR)
 	$(Q)$(INSTALL) -m 0755 $(BIN)/bpfqdisc-bandwidth $(DESTDIR)$(CNIBINDIR)/bpfqdisc-bandwidth
+# make deb's install runs one job at a time: build the plugin first, in parallel.
 deb: $(BIN)/bpfqdisc-bandwidth
