@@ -36,6 +36,7 @@ cni cni_no_netns 1 4 ADD "$CONF" CNI_NETNS=
 cni cni_unknown_command 1 4 FROB "$CONF"
 cni cni_not_json 1 6 ADD '{"cniVersion":'
 cni cni_rate_no_burst 1 7 ADD '{"cniVersion":"1.0.0","name":"n","egressRate":5}'
+cni cni_limits_no_prev 1 7 ADD '{"cniVersion":"1.0.0","name":"n","egressRate":5,"egressBurst":5}'
 cni cni_version_old 1 1 ADD '{"cniVersion":"0.2.0","name":"n"}'
 cni cni_check_031 1 1 CHECK '{"cniVersion":"0.3.1","name":"n"}'
 cni cni_gc_100 1 1 GC '{"cniVersion":"1.0.0","name":"n","cni.dev/valid-attachments":[]}'

@@ -122,9 +122,15 @@ bw ADD '{"cniVersion":"1.0.0","name":' p4
 bw_expect_code 6 "a truncated config"
 bw ADD "$(bw_conf 0.2.0 "" "$res")" p4
 bw_expect_code 1 "cniVersion 0.2.0"
+# A prevResult that does not list the veth's node side: the reference's
+# refusal (no veth peer ... in host ns), nothing touched.
+other=$(printf '%s' "$res" | jq -c '.interfaces |= map(select(.sandbox != null and .sandbox != ""))')
+bw ADD "$(bw_conf 1.0.0 "$LIMITS" "$other")" p4
+bw_expect_code 100 "a prevResult without the node's veth"
+printf '%s' "$out" | jq -r .msg | grep -q 'no veth peer' || fail "msg: $out"
 [ "$(tc qdisc show; ip netns exec p4 tc qdisc show)" = "$before" ] || fail "an invalid config touched a qdisc"
 cni_pod_del p4
-note "no limits: prevResult unchanged; invalid configs: codes 7, 6, 1"
+note "no limits: prevResult unchanged; invalid configs: codes 7, 6, 1; no host veth in prevResult: 100"
 
 # 0.3.1: ptp's 0.3.1 result; CHECK is not in 0.3.1 (code 1).
 ip netns add p5
