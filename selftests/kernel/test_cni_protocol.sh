@@ -38,6 +38,19 @@ bw ADD "$(bw_conf 1.0.0 "$LIMITS" "$res")" p1
 jq -e '.network == "bq-pods" and (.qdiscs | length) == 2' "$STATE_DIR/p1:eth0" >/dev/null ||
 	fail "record: $(cat "$STATE_DIR/p1:eth0")"
 
+# Which pod a series is for: bpfqdisc_pod_info joins bpfqdisc stats on
+# (netns, ifindex).
+info=$("$PLUGIN" pods --prometheus | grep 'container_id="p1",ifname="eth0"')
+[ "$(printf '%s\n' "$info" | wc -l)" = 2 ] || fail "pods --prometheus: $("$PLUGIN" pods --prometheus)"
+key=$(printf '%s\n' "$info" | grep 'direction="ingress"' | grep -o 'netns="[0-9]*",ifindex="[0-9]*"')
+[ -n "$key" ] || fail "no ingress pod_info: $info"
+"$BQ" stats --prometheus | grep "^bpfqdisc_sent_bytes_total{dev=\"$host\"" | grep -q "$key" ||
+	fail "no series of $host with $key: $("$BQ" stats --prometheus | grep sent_bytes_total)"
+key=$(printf '%s\n' "$info" | grep 'direction="egress"' | grep -o 'netns="[0-9]*",ifindex="[0-9]*"')
+[ -n "$key" ] || fail "no egress pod_info: $info"
+"$BQ" -n p1 stats --prometheus | grep '^bpfqdisc_sent_bytes_total{dev="eth0"' | grep -q "$key" ||
+	fail "no series of p1's eth0 with $key"
+
 bw CHECK "$(bw_conf 1.0.0 "$LIMITS" "$res")" p1
 [ "$rc" = 0 ] || fail "CHECK right after ADD: exit $rc: $out"
 # The pod's root deletes its qdisc: CHECK names what is missing.

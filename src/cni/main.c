@@ -6,8 +6,9 @@
  * A runtime runs it with CNI_COMMAND and the other CNI_* variables in the
  * environment and the network config on stdin; it answers on stdout, a
  * result or an error JSON. With arguments it is a tool for the node
- * (conflist.c, and load). The library's own messages, which it prints on
- * stderr, are also kept for the error's details: libcni reads stdout only.
+ * (conflist.c, pods.c, and load). The library's own messages, which it
+ * prints on stderr, are also kept for the error's details: libcni reads
+ * stdout only.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -27,6 +28,7 @@ struct cni_env {
 };
 
 int cni_cmd_conflist(int argc, char **argv);
+int cni_cmd_pods(int argc, char **argv);
 
 static int read_stdin(char **buf, size_t *n, struct cni_err *e)
 {
@@ -341,6 +343,8 @@ static void usage(FILE *f)
 		"                                   put the plugin in the node's conflist\n"
 		"                                   (default: the first of /etc/cni/net.d)\n"
 		"       bpfqdisc-bandwidth load     load the qdisc kinds pods need, if not loaded\n"
+		"       bpfqdisc-bandwidth pods [--prometheus]\n"
+		"                                   the pod each of its qdiscs is for\n"
 		"       bpfqdisc-bandwidth --version\n");
 }
 
@@ -350,6 +354,8 @@ static int tool(int argc, char **argv)
 
 	if (!strcmp(argv[1], "conflist"))
 		return cni_cmd_conflist(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "pods"))
+		return cni_cmd_pods(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "load")) {
 		if (!pod_limit_ready(&e))
 			return 0;
