@@ -28,20 +28,18 @@ static int print_prom(struct cni_record *r, void *arg)
 {
 	for (int i = 0; i < r->p.n; i++) {
 		const struct pod_qdisc *q = &r->p.q[i];
+		const char *labels[][2] = {
+			{ "dev", q->dev }, { "kind", q->kind }, { "direction", q->role },
+			{ "network", r->network }, { "container_id", r->container_id },
+			{ "ifname", r->ifname },
+		};
 
-		printf("bpfqdisc_pod_info{netns=\"%llu\",ifindex=\"%d\",dev=",
+		printf("bpfqdisc_pod_info{netns=\"%llu\",ifindex=\"%d\"",
 		       (unsigned long long)q->netns_cookie, q->ifindex);
-		bq_prom_label(stdout, q->dev);
-		printf(",kind=");
-		bq_prom_label(stdout, q->kind);
-		printf(",direction=");
-		bq_prom_label(stdout, q->role);
-		printf(",network=");
-		bq_prom_label(stdout, r->network);
-		printf(",container_id=");
-		bq_prom_label(stdout, r->container_id);
-		printf(",ifname=");
-		bq_prom_label(stdout, r->ifname);
+		for (size_t j = 0; j < sizeof(labels) / sizeof(labels[0]); j++) {
+			printf(",%s=", labels[j][0]);
+			bq_prom_label(stdout, labels[j][1]);
+		}
 		printf("} 1\n");
 	}
 	return 0;
