@@ -39,6 +39,7 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_endian.h>
+#include <bpf/bpf_core_read.h>
 #include "hbm.h"
 #include "hbm_edt.bpf.h"
 #include "pod_police.h"
@@ -86,6 +87,19 @@ static __always_inline __u32 seg_hdr_len(struct __sk_buff *skb)
 	return l3 + (l4[12] >> 4) * 4;	/* data offset */
 }
 
+void *bpf_cast_to_kern_ctx(void *obj) __ksym;
+
+/*
+ * The cookie of the veth's netns, the node's. Not bpf_get_netns_cookie(),
+ * which in tc gives the sending socket's: the pod's, for its own packets.
+ */
+static __always_inline __u64 dev_netns_cookie(struct __sk_buff *ctx)
+{
+	struct sk_buff *skb = bpf_cast_to_kern_ctx(ctx);
+
+	return BPF_CORE_READ(skb, dev, nd_net.net, net_cookie);
+}
+
 /* IP bytes, what the rate counts (include/hbm.h). */
 static __always_inline __u64 ip_bytes(struct __sk_buff *skb)
 {
@@ -124,7 +138,7 @@ SEC("tc")
 int pod_police(struct __sk_buff *skb)
 {
 	struct pod_police_key key = {
-		.netns_cookie = bpf_get_netns_cookie(skb),
+		.netns_cookie = dev_netns_cookie(skb),
 		.ifindex = skb->ingress_ifindex,
 	};
 	struct pod_police *p = bpf_map_lookup_elem(&pod_limits, &key);
