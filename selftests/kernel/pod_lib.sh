@@ -6,7 +6,7 @@
 # from the pod (egress) or to it (ingress), with 50 pings (0.1 s apart)
 # from the pod to $G from 2 s on. Sets, at the receiver: FIRST (Mbit/s in
 # the first second), STEADY (Mbit/s from the start of second 4 to the end;
-# from second 2 if SECS < 5), and RETRANS (segments the sender
+# from second 2 if SECS < 8), and RETRANS (segments the sender
 # retransmitted), PING (median / p90 ms), PING_MED.
 pod_flow() {
 	iperf3 -s -1 -B "$G" -J >"$TMPD/srv.json" 2>&1 &
@@ -22,7 +22,7 @@ pod_flow() {
 	wait $srv || true
 	RETRANS=$(($(pod_retrans "$sender") - r0))
 	from=3
-	[ "$2" -ge 5 ] || from=1
+	[ "$2" -ge 8 ] || from=1
 	FIRST=$(jq '.intervals[0].sum.bits_per_second / 1e6 * 10 | round / 10' "$TMPD/$rx.json")
 	STEADY=$(jq ".intervals[$from:] | ([.[].sum.bytes] | add) * 8 / ([.[].sum.seconds] | add) / 1e6 * 100 | round / 100" \
 		"$TMPD/$rx.json")
