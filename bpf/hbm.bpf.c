@@ -554,6 +554,15 @@ static __always_inline u32 flow_of(struct hbm_agg *a, struct sk_buff *skb)
 }
 
 /*
+ * The sparse flow still has packets. Once it has none, a->sparse is stale
+ * until dequeue next looks, which an aggregate that went empty never does.
+ */
+static __always_inline bool sparse_pending(struct hbm_agg *a)
+{
+	return a->sparse && a->flows[(a->sparse - 1) & (HBM_FLOWS - 1)].q.len;
+}
+
+/*
  * Whether a packet for queue k would make it a sparse flow: a queue that
  * starts owing nothing (a new socket, or one whose queue emptied before its
  * credit ran out), an RPC's request or a ping, when no other flow is the
@@ -563,7 +572,7 @@ static __always_inline bool starts_sparse(struct hbm_agg *a, u32 k)
 {
 	struct hbm_flowq *f = &a->flows[k & (HBM_FLOWS - 1)];
 
-	return !f->q.len && !f->credit && !a->sparse;
+	return !f->q.len && !f->credit && !sparse_pending(a);
 }
 
 /*
@@ -577,7 +586,7 @@ static __always_inline void flow_queued(struct hbm_agg *a, u32 k)
 	if (f->q.len != 1 || f->credit)
 		return;
 	f->credit = HBM_INITIAL_QUANTUM;
-	if (!a->sparse)
+	if (!sparse_pending(a))
 		a->sparse = 1 + k;
 }
 
