@@ -542,13 +542,15 @@ CNI_OBJS := $(patsubst src/cni/%.c,$(OUTPUT)/cni/%.o,$(CNI_SRCS))
 CNI_HDRS := $(wildcard src/cni/*.h)
 CNIBINDIR ?= /usr/lib/cni
 all: $(BIN)/bpfqdisc-bandwidth
-$(OUTPUT)/cni/%.o: src/cni/%.c $(CNI_HDRS) $(wildcard src/lib/*.h) include/bpfqdisc.h include/libbpfqdisc.h | $(OUTPUT) check-deps
+$(OUTPUT)/cni/%.o: src/cni/%.c $(CNI_HDRS) $(wildcard src/lib/*.h) include/bpfqdisc.h include/libbpfqdisc.h \
+		include/pod_police.h | $(OUTPUT) check-deps
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -Isrc/lib -Isrc/cni -DBQ_VERSION='"$(VERSION)"' -c $< -o $@
 $(BIN)/bpfqdisc-bandwidth: $(CNI_OBJS) $(LIB_A) | $(BIN)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
+$(OUTPUT)/cni/police_obj.o: $(OUTPUT)/pod_police.skel.h
 # The unit test links the plugin's parts but its main.
 $(BIN)/test_cni: selftests/unit/test_cni.c $(filter-out $(OUTPUT)/cni/main.o,$(CNI_OBJS)) $(LIB_A) | $(BIN)
 	$(call msg,LINK,$@)

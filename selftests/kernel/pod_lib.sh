@@ -1,6 +1,7 @@
 # One pod's traffic under its limits, for the pod tests (test_cni_*) and
 # tools/cni-measure; sourced by dash after cni_lib.sh. The pod is netns
 # "pod" made by cni_pod_add; $G is its gateway, the node's end of its veth.
+. "$TOP/selftests/kernel/cni_bw_lib.sh"
 
 # pod_flow DIR SECS: one iperf3 TCP flow of SECS s between the pod and $G,
 # from the pod (egress) or to it (ingress), with 50 pings (0.1 s apart)
@@ -38,3 +39,21 @@ pod_retrans() {
 
 # within X LO HI: LO <= X <= HI (decimals).
 within() { awk -v x="$1" -v lo="$2" -v hi="$3" 'BEGIN { exit !(x != "" && x >= lo && x <= hi) }'; }
+
+# police_get DEV: the backstop's entry of host-side veth DEV (include/pod_police.h):
+# rate burst pkts bytes drops drop_bytes; fails if there is none.
+police_get() { "$TOP/bin/podlimit" /sys/fs/bpf/bpfqdisc_pod/pod_limits get "$1"; }
+
+# pod_limit_add RATE BURST: bpfqdisc-bandwidth's ADD for pod "pod" after
+# ptp's result $RES, RATE bit/s and BURST bits each way.
+pod_limit_add() {
+	bw ADD "$(bw_conf 1.1.0 "\"ingressRate\":$1,\"ingressBurst\":$2,\"egressRate\":$1,\"egressBurst\":$2" "$RES")" pod
+	[ "$rc" = 0 ] || fail "the plugin's ADD: $out"
+}
+
+# pod_limit_del DEV: its DEL, which leaves no backstop entry for DEV.
+pod_limit_del() {
+	bw DEL "$(bw_conf 1.1.0)" pod
+	[ "$rc" = 0 ] || fail "the plugin's DEL: $out"
+	! police_get "$1" 2>/dev/null || fail "DEL left the backstop's entry of $1"
+}

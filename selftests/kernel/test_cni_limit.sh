@@ -1,7 +1,8 @@
-# A pod's limits as the CNI plugin sets them (tools/pod-enforce: bpf_hbm on
-# both ends of the pod's veth, pod_police behind the pod's own), 20 Mbit/s
-# each way with containerd's placeholder burst of 4294967295 bits, which
-# pod-enforce caps at 200 ms of the rate. A pod made by ptp + host-local;
+# A pod's limits as bpfqdisc-bandwidth sets them through the CNI protocol
+# (bpf_hbm on both ends of the pod's veth, pod_police behind the pod's
+# own), 20 Mbit/s each way with containerd's placeholder burst of
+# 4294967295 bits, which the plugin caps at 200 ms of the rate (500000
+# bytes). A pod made by ptp + host-local, whose result is the prevResult;
 # one iperf3 TCP flow of 5 s each way between the pod and its gateway, and
 # pings from the pod to the gateway during it. Issue 37's targets:
 #   first second at most 1.5x the limit, seconds 2-5 0.90-1.03x of it
@@ -21,7 +22,11 @@ LIMIT=20	# Mbit/s: bars 30 (first second) and 18-20.6 (steady)
 RES=$(cni_pod_add pod)
 H=$(echo "$RES" | cni_host_if)
 G=$(echo "$RES" | cni_gateway)
-expect "$TOP/tools/pod-enforce" add "$H" pod ${LIMIT}000000 4294967295 ${LIMIT}000000 4294967295
+pod_limit_add ${LIMIT}000000 4294967295
+bw CHECK "$(bw_conf 1.1.0 "\"ingressRate\":${LIMIT}000000,\"ingressBurst\":4294967295,\"egressRate\":${LIMIT}000000,\"egressBurst\":4294967295" "$RES")" pod
+[ "$rc" = 0 ] || fail "CHECK after ADD: $out"
+burst=$(police_get "$H" | awk '{ print $2 }')
+[ "$burst" = 500000 ] || fail "the placeholder burst: the backstop's is $burst bytes, not 200 ms of the rate (500000)"
 for dir in egress ingress; do
 	pod_flow $dir 5
 	note "$dir: first $FIRST, steady $STEADY Mbit/s, $RETRANS retransmits, ping $PING ms"
@@ -30,9 +35,9 @@ for dir in egress ingress; do
 	within "$PING_MED" 0 2 || fail "$dir: ping $PING ms under load"
 	[ $dir = ingress ] || [ "$RETRANS" = 0 ] || fail "egress: $RETRANS retransmits"
 done
-drops=$("$TOP/tools/pod-enforce" show "$H" | awk '{ print $5 }')
+drops=$(police_get "$H" | awk '{ print $5 }')
 [ "$drops" = 0 ] || fail "the backstop dropped $drops packets behind the pod's own qdisc"
-expect "$TOP/tools/pod-enforce" del "$H" pod
+pod_limit_del "$H"
 cni_pod_del pod
 rm -rf "$TMPD"
 exit 0

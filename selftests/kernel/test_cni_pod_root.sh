@@ -1,4 +1,5 @@
-# A pod's root cannot lift its limits. With CAP_NET_ADMIN in its netns it
+# A pod's root cannot lift the limits bpfqdisc-bandwidth set (through the
+# CNI protocol, after ptp + host-local). With CAP_NET_ADMIN in its netns it
 # sees and may delete or replace the qdisc on its eth0 (its egress
 # shaper); the backstop, pod_police at the host-side veth's tcx ingress,
 # then holds the pod's egress to the limit by dropping, and the pod's
@@ -20,14 +21,14 @@ LIMIT=20	# Mbit/s: bars 30 (first second) and 20.6 (seconds 2-5)
 RES=$(cni_pod_add pod)
 H=$(echo "$RES" | cni_host_if)
 G=$(echo "$RES" | cni_gateway)
-expect "$TOP/tools/pod-enforce" add "$H" pod ${LIMIT}000000 4294967295 ${LIMIT}000000 4294967295
+pod_limit_add ${LIMIT}000000 4294967295
 
 # held WHAT: a flow from the pod stays within the limit, and the backstop
 # dropped more than before.
 held() {
-	before=$("$TOP/tools/pod-enforce" show "$H" | awk '{ print $5 }')
+	before=$(police_get "$H" | awk '{ print $5 }')
 	pod_flow egress 5
-	drops=$(($("$TOP/tools/pod-enforce" show "$H" | awk '{ print $5 }') - before))
+	drops=$(($(police_get "$H" | awk '{ print $5 }') - before))
 	note "$1: first $FIRST, steady $STEADY Mbit/s, $RETRANS retransmits, $drops dropped by the backstop"
 	within "$FIRST" 0 30 || fail "$1: first second $FIRST Mbit/s, limit $LIMIT"
 	within "$STEADY" 0 20.6 || fail "$1: $STEADY Mbit/s, limit $LIMIT"
@@ -35,6 +36,8 @@ held() {
 }
 
 expect ip netns exec pod tc qdisc del dev eth0 root
+bw CHECK "$(bw_conf 1.1.0 "\"ingressRate\":${LIMIT}000000,\"ingressBurst\":4294967295,\"egressRate\":${LIMIT}000000,\"egressBurst\":4294967295" "$RES")" pod
+bw_expect_code 101 "CHECK after the pod deleted its qdisc"
 held "the pod deleted its qdisc"
 expect ip netns exec pod tc qdisc replace dev eth0 root pfifo limit 10000
 held "the pod put pfifo in its place"
@@ -43,7 +46,7 @@ held "the pod put pfifo in its place"
 pod_flow ingress 5
 note "ingress after all that: first $FIRST, steady $STEADY Mbit/s"
 within "$STEADY" 0 20.6 || fail "ingress: $STEADY Mbit/s, limit $LIMIT"
-expect "$TOP/tools/pod-enforce" del "$H" pod
+pod_limit_del "$H"
 cni_pod_del pod
 rm -rf "$TMPD"
 exit 0

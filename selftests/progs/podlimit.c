@@ -1,12 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * podlimit: the CNI plugin's part of pod_police (bpf/pod_police.bpf.c) for
- * the tests, through the pinned map pod_limits: one entry per pod's
- * host-side veth DEV, keyed by this netns's cookie and DEV's ifindex.
+ * podlimit: what pod_police (bpf/pod_police.bpf.c) counts for a pod, for
+ * the tests, from the pinned map pod_limits that the CNI plugin writes: one
+ * entry per pod's host-side veth DEV, keyed by this netns's cookie and
+ * DEV's ifindex.
  *
- *   podlimit MAP set DEV RATE BURST   RATE in bit/s, BURST in bytes; the
- *                                     clock starts a full burst behind
- *   podlimit MAP del DEV
  *   podlimit MAP get DEV              rate burst pkts bytes drops drop_bytes
  *
  * Raw bpf(2) calls: the generic selftests/progs rule links no libbpf.
@@ -47,7 +45,7 @@ static __u64 netns_cookie(void)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: podlimit MAP set DEV RATE BURST | del DEV | get DEV\n");
+	fprintf(stderr, "usage: podlimit MAP get DEV\n");
 	return 2;
 }
 
@@ -76,13 +74,7 @@ int main(int argc, char **argv)
 	a.map_fd = fd;
 	a.key = (__u64)(unsigned long)&key;
 	a.value = (__u64)(unsigned long)&val;
-	if (!strcmp(argv[2], "set") && argc == 6) {
-		val.rate = strtoull(argv[4], NULL, 10) / 8;
-		val.burst = strtoull(argv[5], NULL, 10);
-		err = sys_bpf(BPF_MAP_UPDATE_ELEM, &a);
-	} else if (!strcmp(argv[2], "del") && argc == 4) {
-		err = sys_bpf(BPF_MAP_DELETE_ELEM, &a);
-	} else if (!strcmp(argv[2], "get") && argc == 4) {
+	if (!strcmp(argv[2], "get") && argc == 4) {
 		err = sys_bpf(BPF_MAP_LOOKUP_ELEM, &a);
 		if (!err)
 			printf("%llu %llu %llu %llu %llu %llu\n", (unsigned long long)val.rate * 8,

@@ -6,9 +6,14 @@
  * held to the pod's rate:
  *   - pod ingress: root of the host-side veth, in the node's netns;
  *   - pod egress: root of the pod's interface, in the pod's netns.
- * The burst is not used yet: bpf_hbm lets an idle aggregate's clock lag
- * now by at most its own fixed burst (100 us, or 125 KB at low rates),
- * whatever the config asks, which bounds containerd's placeholder.
+ * and, because the pod's root may delete or replace the qdisc in its netns,
+ *   - pod egress, backstop: pod_police at the host-side veth's tcx ingress,
+ *     the same EDT clock at the same rate and burst (police.c).
+ *
+ * A burst under EDT is how far an idle pod's clock may lag behind now: the
+ * bytes it may send at once. The config's bits / 8, at most 200 ms of the
+ * rate: containerd's placeholder of 4294967295 bits would be 214 s at
+ * 20 Mbit/s (docs/kubernetes-enforcement.md).
  *
  * The kind is loaded here when it is not, sized for a node's pods rather
  * than for the CLI's default: kubelet's default max-pods is 110, with two
@@ -19,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "enforce.h"
+#include "police.h"
 #include "lib.h"
 
 #define POD_KIND		"hbm"
@@ -26,6 +32,24 @@
 /* Packets a qdisc may hold: 3 MB of MTU packets, 1.2 s at 20 Mbit/s. Each
  * ring slot costs 40 bytes in bq_pool and bq_timeq: 21 MB for all. */
 #define POD_RING_SLOTS		2048
+#define POD_BURST_MAX_DIV	5	/* the burst: at most 1/5 s of the rate */
+
+/* A direction's limit in bpf_hbm's and pod_police's units. */
+struct pod_rate {
+	uint64_t rate;		/* bit/s */
+	uint64_t bytes_per_s;
+	uint64_t burst;		/* bytes */
+};
+
+static struct pod_rate pod_rate(uint64_t rate_bits, uint64_t burst_bits)
+{
+	/* bpf_hbm counts bytes/s, and 0 means no limit: 8 bit/s at least. */
+	uint64_t rate = rate_bits < 8 ? 8 : rate_bits;
+	uint64_t cap = rate / 8 / POD_BURST_MAX_DIV, burst = burst_bits / 8;
+
+	return (struct pod_rate){ .rate = rate, .bytes_per_s = rate / 8,
+				  .burst = burst < cap ? burst : cap };
+}
 
 static const struct bq_kind *pod_kind(void)
 {
@@ -59,25 +83,27 @@ int pod_limit_ready(struct cni_err *e)
 /* A pod's qdisc at rate bits/s as the root of ifindex, in bpfqdisc's words. */
 struct pod_req {
 	struct bq_qdisc_req r;
-	char rate[32], limit[16];
-	char *argv[6];
+	char rate[32], burst[32], limit[16];
+	char *argv[8];
 };
 
 static void pod_req(struct pod_req *p, const struct bq_kind *k, int ifindex, const char *dev,
-		    uint64_t rate)
+		    const struct pod_rate *pr)
 {
-	/* bpf_hbm counts bytes/s, and 0 means no limit: 8 bit/s at least. */
-	snprintf(p->rate, sizeof(p->rate), "%llubit", (unsigned long long)(rate < 8 ? 8 : rate));
+	snprintf(p->rate, sizeof(p->rate), "%llubit", (unsigned long long)pr->rate);
+	snprintf(p->burst, sizeof(p->burst), "%llu", (unsigned long long)pr->burst);
 	snprintf(p->limit, sizeof(p->limit), "%u", POD_RING_SLOTS);
 	p->argv[0] = "rate";
 	p->argv[1] = p->rate;
-	p->argv[2] = "shared_default";
-	p->argv[3] = "on";
-	p->argv[4] = "limit";
-	p->argv[5] = p->limit;
+	p->argv[2] = "burst";
+	p->argv[3] = p->burst;
+	p->argv[4] = "shared_default";
+	p->argv[5] = "on";
+	p->argv[6] = "limit";
+	p->argv[7] = p->limit;
 	p->r = (struct bq_qdisc_req){
 		.dev = dev, .ifindex = ifindex, .parent = TC_H_ROOT, .kind = k,
-		.nparams = 6, .params = p->argv,
+		.nparams = 8, .params = p->argv,
 	};
 }
 
@@ -91,12 +117,12 @@ static bool root_is(int ifindex, const char *kind)
 
 /* k at rate as the root qdisc of ifindex in the current netns, noted in q.
  * A repeated ADD finds it there: the library's replace changes its rate. */
-static int put_root(const struct bq_kind *k, int ifindex, const char *dev, uint64_t rate,
-		    struct pod_qdisc *q, struct cni_err *e)
+static int put_root(const struct bq_kind *k, int ifindex, const char *dev,
+		    const struct pod_rate *pr, struct pod_qdisc *q, struct cni_err *e)
 {
 	struct pod_req p;
 
-	pod_req(&p, k, ifindex, dev, rate);
+	pod_req(&p, k, ifindex, dev, pr);
 	if (bq_qdisc_create(&p.r, true))
 		return cni_fail_lib(e, CNI_ERR_LIMIT, "cannot set the pod's limit");
 	q->netns_cookie = bq_self_netns_cookie();
@@ -106,19 +132,33 @@ static int put_root(const struct bq_kind *k, int ifindex, const char *dev, uint6
 	return 0;
 }
 
-static int put_in_pod(const struct bq_kind *k, const struct pod_link *l, uint64_t rate,
-		      struct pod_qdisc *q, struct cni_err *e)
+static int put_in_pod(const struct bq_kind *k, const struct pod_link *l,
+		      const struct pod_rate *pr, struct pod_qdisc *q, struct cni_err *e)
 {
 	int back, err, ifindex;
 
 	if (bq_netns_enter_path(l->netns, &back))
 		return cni_fail_lib(e, CNI_ERR_LIMIT, "cannot set the pod's limit");
 	ifindex = if_nametoindex(l->ifname);
-	err = ifindex ? put_root(k, ifindex, l->ifname, rate, q, e)
+	err = ifindex ? put_root(k, ifindex, l->ifname, pr, q, e)
 		      : cni_fail(e, CNI_ERR_LIMIT, "cannot set the pod's limit",
 				 "no interface %s in netns %s", l->ifname, l->netns);
 	cni_netns_leave(back);
 	return err;
+}
+
+/* The backstop of the pod's egress at the host-side veth, noted in q. */
+static int put_police(const struct pod_link *l, const struct pod_rate *pr, struct pod_qdisc *q,
+		      struct cni_err *e)
+{
+	if (police_ready() || police_apply(l->host_ifindex, pr->bytes_per_s, pr->burst))
+		return cni_fail_lib(e, CNI_ERR_LIMIT, "cannot set the pod's limit");
+	snprintf(q->role, sizeof(q->role), "egress");
+	q->netns_cookie = bq_self_netns_cookie();
+	q->ifindex = l->host_ifindex;
+	snprintf(q->dev, sizeof(q->dev), "%s", l->host_ifname);
+	snprintf(q->kind, sizeof(q->kind), POLICE_KIND);
+	return 0;
 }
 
 int pod_limit_apply(const struct pod_link *l, const struct cni_limits *lim,
@@ -132,18 +172,23 @@ int pod_limit_apply(const struct pod_link *l, const struct cni_limits *lim,
 		return -1;
 	k = pod_kind();
 	if (lim->ingress_rate) {
+		struct pod_rate in = pod_rate(lim->ingress_rate, lim->ingress_burst);
 		struct pod_qdisc *q = &p->q[p->n];
 
 		snprintf(q->role, sizeof(q->role), "ingress");
-		err = put_root(k, l->host_ifindex, l->host_ifname, lim->ingress_rate, q, e);
+		err = put_root(k, l->host_ifindex, l->host_ifname, &in, q, e);
 		p->n += !err;
 	}
 	if (!err && lim->egress_rate) {
+		struct pod_rate eg = pod_rate(lim->egress_rate, lim->egress_burst);
 		struct pod_qdisc *q = &p->q[p->n];
 
 		snprintf(q->role, sizeof(q->role), "egress");
 		q->in_pod = true;
-		err = put_in_pod(k, l, lim->egress_rate, q, e);
+		err = put_in_pod(k, l, &eg, q, e);
+		p->n += !err;
+		if (!err)
+			err = put_police(l, &eg, &p->q[p->n], e);
 		p->n += !err;
 	}
 	if (err) {
@@ -156,8 +201,8 @@ int pod_limit_apply(const struct pod_link *l, const struct cni_limits *lim,
 }
 
 /* Whether the root of ifindex is k at rate; else says what it is. */
-static int check_root(const struct bq_kind *k, int ifindex, const char *dev, uint64_t rate,
-		      const char *role, struct cni_err *e)
+static int check_root(const struct bq_kind *k, int ifindex, const char *dev,
+		      const struct pod_rate *pr, const char *role, struct cni_err *e)
 {
 	const struct bq_kind *found = k;
 	struct bq_param_set want;
@@ -171,7 +216,7 @@ static int check_root(const struct bq_kind *k, int ifindex, const char *dev, uin
 		return cni_fail(e, CNI_ERR_NOT_IN_FORCE, "limit not in force",
 				"pod %s limit: the root qdisc of %s is %s, not %s", role, dev,
 				kind[0] ? kind : "none", k->kind);
-	pod_req(&p, k, ifindex, dev, rate);
+	pod_req(&p, k, ifindex, dev, pr);
 	if (bq_read_defaults(k, &defaults) || bq_build_params(&p.r, &defaults, &want) ||
 	    bq_find_instance(ifindex, TC_H_ROOT, 0, &found, &inst) ||
 	    bq_read_params(k, inst.slot, &now))
@@ -189,33 +234,43 @@ static int check_root(const struct bq_kind *k, int ifindex, const char *dev, uin
 int pod_limit_check(const struct pod_link *l, const struct cni_limits *lim, struct cni_err *e)
 {
 	const struct bq_kind *k = pod_kind();
+	struct pod_rate in = pod_rate(lim->ingress_rate, lim->ingress_burst);
+	struct pod_rate eg = pod_rate(lim->egress_rate, lim->egress_burst);
 	int back, err = 0, ifindex;
 
 	if (!k || !bq_is_loaded(k))
 		return cni_fail(e, CNI_ERR_NOT_IN_FORCE, "limit not in force",
 				"bpf_" POD_KIND " is not loaded");
 	if (lim->ingress_rate)
-		err = check_root(k, l->host_ifindex, l->host_ifname, lim->ingress_rate, "ingress", e);
+		err = check_root(k, l->host_ifindex, l->host_ifname, &in, "ingress", e);
 	if (err || !lim->egress_rate)
 		return err;
+	if (police_check(l->host_ifindex, l->host_ifname, eg.bytes_per_s, eg.burst))
+		return cni_fail_lib(e, CNI_ERR_NOT_IN_FORCE, "limit not in force");
 	if (bq_netns_enter_path(l->netns, &back))
 		return cni_fail_lib(e, CNI_ERR_NOT_IN_FORCE, "limit not in force");
 	ifindex = if_nametoindex(l->ifname);
-	err = ifindex ? check_root(k, ifindex, l->ifname, lim->egress_rate, "egress", e)
+	err = ifindex ? check_root(k, ifindex, l->ifname, &eg, "egress", e)
 		      : cni_fail(e, CNI_ERR_NOT_IN_FORCE, "limit not in force",
 				 "no interface %s in netns %s", l->ifname, l->netns);
 	cni_netns_leave(back);
 	return err;
 }
 
-/* q's qdisc, if the current netns still has it: same device, same kind. */
+/* q's qdisc, if the current netns still has it: same device, same kind;
+ * or q's backstop. */
 static int remove_here(const struct pod_qdisc *q, struct cni_err *e)
 {
 	char name[IF_NAMESIZE], msg[256];
 	int err;
 
 	if (bq_self_netns_cookie() != q->netns_cookie || !if_indextoname(q->ifindex, name) ||
-	    strcmp(name, q->dev) || !root_is(q->ifindex, q->kind))
+	    strcmp(name, q->dev))
+		return 0;
+	if (!strcmp(q->kind, POLICE_KIND))
+		return police_remove(q->ifindex) ? cni_fail_lib(e, CNI_ERR_IO,
+								 "cannot remove the pod's limit") : 0;
+	if (!root_is(q->ifindex, q->kind))
 		return 0;
 	err = bq_nl_qdisc_del(q->ifindex, TC_H_ROOT, 0, msg, sizeof(msg));
 	if (err && err != -ENOENT && err != -ENODEV)
