@@ -8,7 +8,7 @@
  * for what it passes.
  *
  * Concurrent ADDs may load it at once: each pins its load in a directory of
- * its own and renames that into place, so the program and the map pinned
+ * its own (bpfqdisc_pod_PID) and renames that into place, so the program and the map pinned
  * are always of one load; a loser drops its own.
  */
 #define _GNU_SOURCE
@@ -81,7 +81,7 @@ int police_ready(void)
 	if (!obj)
 		return bq_error(-errno, "cannot open pod_police: %s", strerror(errno));
 	err = bpf_object__load(obj);
-	snprintf(tmp, sizeof(tmp), POLICE_PIN ".%d", getpid());
+	snprintf(tmp, sizeof(tmp), POLICE_PIN "_%d", getpid());	/* bpffs refuses dots */
 	if (!err)
 		err = pin_load(obj, tmp);
 	if (!err && rename(tmp, POLICE_PIN) && errno != EEXIST && errno != ENOTEMPTY)
