@@ -281,23 +281,24 @@ static int remove_here(const struct pod_qdisc *q, struct cni_err *e)
 
 int pod_limit_remove(const struct pod_placement *p, const char *netns, struct cni_err *e)
 {
+	const struct bq_kind *k = pod_kind();
 	int err = 0;
 
 	for (int i = 0; i < p->n; i++) {
 		const struct pod_qdisc *q = &p->q[i];
-		int back, one;
+		int back, one = 0;
 
 		if (!q->in_pod) {
 			one = remove_here(q, e);
-		} else if (!netns || !netns[0] || bq_netns_enter_path(netns, &back)) {
-			continue;	/* the netns went, and its qdiscs with it */
-		} else {
+		} else if (netns && netns[0] && !bq_netns_enter_path(netns, &back)) {
 			one = remove_here(q, e);
 			cni_netns_leave(back);
-		}
+		}	/* else the netns went, and its qdiscs with it */
+		/* The egress program's pin of the device, named by the record:
+		 * cheaper than bq_tidy()'s scan of every pin and device. */
+		if (k && !strcmp(q->kind, k->kind))
+			bq_detach_egress(k, q->netns_cookie, q->ifindex);
 		err = err ?: one;
 	}
-	/* The egress programs' pins of devices that went or lost the qdisc. */
-	bq_tidy();
 	return err;
 }

@@ -249,6 +249,10 @@ int bq_kind_params(const struct bq_kind *k, struct bq_param_set *set);
  * egress, pinned), replacing its earlier attachment there. 0 or -errno.
  */
 int bq_attach_egress(const struct bq_kind *k, int ifindex);
+/* Unpins the kind's egress attachment to ifindex of netns (a cookie), which
+ * detaches it: for a device that went or lost its qdisc, without the scan
+ * of bq_tidy(). 0 or -errno. */
+int bq_detach_egress(const struct bq_kind *k, __u64 netns, int ifindex);
 /* A pinned map of a loaded kind: an fd, or -1 with errno set. */
 int bq_open_map(const struct bq_kind *k, const char *map);
 /* Each returns 0 or -errno. */
