@@ -35,18 +35,19 @@ bw ADD "$(bw_conf 1.0.0 "$LIMITS" "$res")" p1
 "$BQ" -n p1 qdisc show dev eth0 | grep -q 'rate 10Mbit' ||
 	fail "bpfqdisc -n p1 qdisc show dev eth0: $("$BQ" -n p1 qdisc show dev eth0)"
 [ -e "$STATE_DIR/p1:eth0" ] || fail "no record $STATE_DIR/p1:eth0"
-jq -e '.network == "bq-pods" and (.qdiscs | length) == 2' "$STATE_DIR/p1:eth0" >/dev/null ||
+jq -e '.network == "bq-pods" and (.qdiscs | length) == 3 and .qdiscs[2].kind == "pod_police"' \
+	"$STATE_DIR/p1:eth0" >/dev/null ||
 	fail "record: $(cat "$STATE_DIR/p1:eth0")"
 
 # Which pod a series is for: bpfqdisc_pod_info joins bpfqdisc stats on
 # (netns, ifindex).
 info=$("$PLUGIN" pods --prometheus | grep 'container_id="p1",ifname="eth0"')
-[ "$(printf '%s\n' "$info" | wc -l)" = 2 ] || fail "pods --prometheus: $("$PLUGIN" pods --prometheus)"
+[ "$(printf '%s\n' "$info" | wc -l)" = 3 ] || fail "pods --prometheus: $("$PLUGIN" pods --prometheus)"
 key=$(printf '%s\n' "$info" | grep 'direction="ingress"' | grep -o 'netns="[0-9]*",ifindex="[0-9]*"')
 [ -n "$key" ] || fail "no ingress pod_info: $info"
 "$BQ" stats --prometheus | grep "^bpfqdisc_sent_bytes_total{dev=\"$host\"" | grep -q "$key" ||
 	fail "no series of $host with $key: $("$BQ" stats --prometheus | grep sent_bytes_total)"
-key=$(printf '%s\n' "$info" | grep 'direction="egress"' | grep -o 'netns="[0-9]*",ifindex="[0-9]*"')
+key=$(printf '%s\n' "$info" | grep 'direction="egress"' | grep 'kind="bpf_hbm"' | grep -o 'netns="[0-9]*",ifindex="[0-9]*"')
 [ -n "$key" ] || fail "no egress pod_info: $info"
 "$BQ" -n p1 stats --prometheus | grep '^bpfqdisc_sent_bytes_total{dev="eth0"' | grep -q "$key" ||
 	fail "no series of p1's eth0 with $key"
@@ -73,6 +74,8 @@ done
 [ "$(root_kind "" "$host")" != bpf_hbm ] && [ "$(root_kind p1 eth0)" != bpf_hbm ] ||
 	fail "DEL left a bpf_hbm"
 [ ! -e "$STATE_DIR/p1:eth0" ] || fail "DEL left the record"
+! "$TOP/bin/podlimit" /sys/fs/bpf/bpfqdisc_pod/pod_limits get "$host" 2>/dev/null ||
+	fail "DEL left the backstop's entry of $host"
 cni_pod_del p1
 note "ADD, CHECK, CHECK after tc qdisc del (code 101), ADD again, DEL twice"
 
