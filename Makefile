@@ -567,3 +567,43 @@ $(README_STAGE)/root: $(BIN)/bpfqdisc $(BIN)/hbm $(BIN)/tc/q_bpf.so $(BPF_OBJS) 
 		$(OOT)/myq.bpf.o
 	$(call msg,STAGE,$@)
 	$(Q)rm -rf $@ && MAKEFLAGS= $(MAKE) -j1 -s --no-print-directory install DESTDIR=$@ >/dev/null
+
+# --- bpfqdisc-bandwidth: the chained CNI plugin for pods (issue 37) ---
+# One block, kept together: src/cni/*.c linked with the library's archive
+# (its internal API, src/lib/lib.h), its unit test and fuzzer, its install. docs/kubernetes.md.
+# make install puts it where Debian's runtimes look for CNI plugins, the
+# directory of Debian's containernetworking-plugins, whatever PREFIX:
+# /usr/lib/cni. containerd's default bin_dir is /opt/cni/bin: CNIBINDIR=.
+CNI_SRCS := $(wildcard src/cni/*.c)
+CNI_OBJS := $(patsubst src/cni/%.c,$(OUTPUT)/cni/%.o,$(CNI_SRCS))
+CNI_HDRS := $(wildcard src/cni/*.h)
+CNIBINDIR ?= /usr/lib/cni
+all: $(BIN)/bpfqdisc-bandwidth
+$(OUTPUT)/cni/%.o: src/cni/%.c $(CNI_HDRS) $(wildcard src/lib/*.h) include/bpfqdisc.h include/libbpfqdisc.h \
+		include/pod_police.h | $(OUTPUT) check-deps
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) -Isrc/lib -Isrc/cni -DBQ_VERSION='"$(VERSION)"' -c $< -o $@
+$(BIN)/bpfqdisc-bandwidth: $(CNI_OBJS) $(LIB_A) | $(BIN)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
+$(OUTPUT)/cni/police_obj.o: $(OUTPUT)/pod_police.skel.h
+# The unit test links the plugin's parts but its main.
+$(BIN)/test_cni: selftests/unit/test_cni.c $(filter-out $(OUTPUT)/cni/main.o,$(CNI_OBJS)) $(LIB_A) | $(BIN)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) -Isrc/lib -Isrc/cni $^ $(LDLIBS) -o $@
+# The fuzzer: the JSON reader, the config, the records, the conflist edit,
+# compiled with the sanitizers over the library built with them.
+CNI_FUZZ_SRCS := src/cni/cjson.c src/cni/conf.c src/cni/conflist.c src/cni/state.c
+$(BIN)/fuzz_cni: selftests/fuzz/fuzz_cni.c $(CNI_FUZZ_SRCS) $(CNI_HDRS) $(FUZZ_LIB_A) | $(BIN) check-deps
+	$(call msg,FUZZ,$@)
+	$(Q)$(CLANG) $(FUZZ_FLAGS) -Isrc/cni $< $(CNI_FUZZ_SRCS) $(FUZZ_LIB_A) $(LDLIBS) -o $@
+INSTALLED += $(CNIBINDIR)/bpfqdisc-bandwidth
+install: install-cni
+.PHONY: install-cni
+install-cni: $(BIN)/bpfqdisc-bandwidth
+	$(call msg,INSTALL,$(DESTDIR)$(CNIBINDIR)/bpfqdisc-bandwidth)
+	$(Q)$(INSTALL) -d $(DESTDIR)$(CNIBINDIR)
+	$(Q)$(INSTALL) -m 0755 $(BIN)/bpfqdisc-bandwidth $(DESTDIR)$(CNIBINDIR)/bpfqdisc-bandwidth
+# make deb's install runs one job at a time: build the plugin first, in parallel.
+deb: $(BIN)/bpfqdisc-bandwidth

@@ -36,7 +36,9 @@
  * that each packet moves by len / rate, with len in IP bytes (include/hbm.h:
  * each GSO segment's headers counted, the link-layer header not). An idle
  * aggregate's clock falls behind now by at most the burst, so idle time is
- * credit for 100 us (or 125 KB at low rates) and no more. Enqueue moves the
+ * credit for 100 us (or 125 KB at low rates) and no more. The burst
+ * parameter (bytes; auto: those) replaces that: the clock lags by at most
+ * burst / rate (a pod's burst, docs/kubernetes.md). Enqueue moves the
  * clock (info.clock: when the aggregate's backlog will have left), and
  * judges the packet by it as a FIFO would. Dequeue sends the aggregate's
  * packets one every len / rate from its next departure time (next): a heap
@@ -54,6 +56,19 @@
  * has packets there (no reordering) and else takes a free queue among
  * HBM_PROBES next to its hash; with none free it shares its home queue.
  * Packets without a socket are told apart by skb->hash.
+ *
+ * A sparse flow does not wait for the skb in flight. The aggregate's next
+ * departure time moves by a whole skb at once, and TCP builds 64 KB skbs
+ * whatever the device's GSO setting (it always uses GSO; the segments are
+ * cut after the qdisc) and whatever the rate: its TSO autosizing adds a
+ * full 64 KB for a flow whose min RTT is under 512 us (tcp_tso_rtt_log),
+ * as on veth. At 20 Mbit/s one such skb holds the aggregate for 26 ms, so
+ * a ping beside one bulk flow waited 13 ms, whatever the turns. So the
+ * aggregate is due on the heap up to HBM_SPARSE_LEAD_BYTES early when its
+ * sparse flow has a packet (agg_due): that packet leaves at once, charged
+ * to the clock like any other (next moves by its length), so the rate and
+ * the burst hold, and the aggregate runs at most that lead ahead of them.
+ * It is stamped with the time it leaves, not the FIFO's.
  *
  * Thresholds, on how far ahead of now the aggregate's clock is (the delay
  * its FIFO would give the packet; times and byte floors as in
@@ -117,6 +132,7 @@ char LICENSE[] SEC("license") = "GPL";
 #define HBM_FLOWS		(1 << HBM_FLOWS_BITS)	/* flow queues per aggregate */
 #define HBM_PROBES		4	/* of them, those a socket may take */
 #define HBM_QUANTUM		3028	/* IP bytes per turn: 2 MTU, as fq */
+#define HBM_MAX_BURST		0xffffffffULL	/* bytes: the reference CNI plugin's 4 GB */
 /* Turns until some flow may send: 16 flows owing a 64 KB GSO skb each. */
 #define HBM_DRR_VISITS		(HBM_FLOWS * (65536 / HBM_QUANTUM + 2))
 
@@ -126,6 +142,7 @@ struct hbm_params {
 	__u64 limit;		/* packets */
 	__u64 agg_limit;	/* packets of one aggregate */
 	__u64 shared_default;	/* keys without a class share key 0's aggregate */
+	__u64 burst;		/* bytes an idle aggregate may send at once; auto: built in */
 };
 
 BQ_PARAMS(struct hbm_params,
@@ -134,6 +151,7 @@ BQ_PARAMS(struct hbm_params,
 	BQ_PARAM(limit, BQ_UNIT_COUNT, 10000, 1, 1 << 24),
 	BQ_PARAM(agg_limit, BQ_UNIT_COUNT, 1000, 1, 1 << 24),
 	BQ_PARAM(shared_default, BQ_UNIT_BOOL, 0, 0, 1),
+	BQ_PARAM(burst, BQ_UNIT_BYTES, BQ_AUTO, 0, HBM_MAX_BURST),
 );
 
 enum { X_RATE, X_MARKED, X_DROPPED, X_CE, X_EXEMPT, X_AGGS, X_OVERFLOW, X_AGED };
@@ -475,7 +493,7 @@ static __always_inline u64 agg_rate(const struct bq_instance *inst, const struct
  * commit once the packet is queued.
  */
 static __always_inline bool agg_schedule(struct bq_instance *inst, struct hbm_agg *a,
-					 struct sk_buff *skb, u64 len, u64 rate, u64 now,
+					 struct sk_buff *skb, u64 len, u64 rate, u64 burst, u64 now,
 					 u64 *send, u64 *next)
 {
 	struct hbm_verdict_flags v;
@@ -488,6 +506,8 @@ static __always_inline bool agg_schedule(struct bq_instance *inst, struct hbm_ag
 		return true;
 	}
 	hbm_get_thresholds(&t, rate);
+	if (burst != BQ_AUTO)
+		t.burst = hbm_tx_time_ns(burst, rate);
 	a->info.mark_ns = t.mark;
 	*send = hbm_clamp_idle(a->info.clock, now, t.burst);
 	v = judge(skb, len, (s64)(*send - now), &t);
@@ -534,10 +554,30 @@ static __always_inline u32 flow_of(struct hbm_agg *a, struct sk_buff *skb)
 }
 
 /*
- * f got a packet. A queue that starts owing nothing (a new socket, or one
- * whose queue emptied before its credit ran out) is a sparse flow, an RPC's
- * request say: it goes first, for an initial quantum, as sch_fq's new flows
- * do.
+ * The sparse flow still has packets. Once it has none, a->sparse is stale
+ * until dequeue next looks, which an aggregate that went empty never does.
+ */
+static __always_inline bool sparse_pending(struct hbm_agg *a)
+{
+	return a->sparse && a->flows[(a->sparse - 1) & (HBM_FLOWS - 1)].q.len;
+}
+
+/*
+ * Whether a packet for queue k would make it a sparse flow: a queue that
+ * starts owing nothing (a new socket, or one whose queue emptied before its
+ * credit ran out), an RPC's request or a ping, when no other flow is the
+ * sparse one.
+ */
+static __always_inline bool starts_sparse(struct hbm_agg *a, u32 k)
+{
+	struct hbm_flowq *f = &a->flows[k & (HBM_FLOWS - 1)];
+
+	return !f->q.len && !f->credit && !sparse_pending(a);
+}
+
+/*
+ * f got a packet. A queue that starts owing nothing goes first, for an
+ * initial quantum, as sch_fq's new flows do.
  */
 static __always_inline void flow_queued(struct hbm_agg *a, u32 k)
 {
@@ -546,8 +586,35 @@ static __always_inline void flow_queued(struct hbm_agg *a, u32 k)
 	if (f->q.len != 1 || f->credit)
 		return;
 	f->credit = HBM_INITIAL_QUANTUM;
-	if (!a->sparse)
+	if (!sparse_pending(a))
 		a->sparse = 1 + k;
+}
+
+/* The sparse flow has a packet it may send in its turn. */
+static __always_inline bool sparse_ready(struct hbm_agg *a)
+{
+	struct hbm_flowq *f = &a->flows[(a->sparse - 1) & (HBM_FLOWS - 1)];
+
+	return a->sparse && f->q.len && f->credit > 0;
+}
+
+/* How far ahead of a's clock its sparse flow may send (see the top). */
+static __always_inline u64 sparse_lead(const struct hbm_agg *a)
+{
+	return a->info.rate ? hbm_tx_time_ns(HBM_SPARSE_LEAD_BYTES, a->info.rate) : 0;
+}
+
+/*
+ * When a is due on the heap: its next departure time, or up to the sparse
+ * lead earlier while its sparse flow has a packet.
+ */
+static __always_inline u64 agg_due(struct hbm_agg *a)
+{
+	u64 lead = sparse_lead(a);
+
+	if (!sparse_ready(a))
+		return a->next;
+	return a->next > lead ? a->next - lead : 0;
 }
 
 /* The flow queue whose turn it is, by deficit round robin; NULL if none yet. */
@@ -580,8 +647,9 @@ BQ_ENQUEUE(hbm)
 	const struct hbm_params *p;
 	struct bq_instance *inst;
 	struct hbm_sched *q = bq_enter(sch, &inst, &p);
-	u64 now, len, send, next, key;
+	u64 now, len, send, next, key, due;
 	struct hbm_agg *a;
+	bool sparse;
 	u32 idx, k;
 	int ret;
 
@@ -602,18 +670,24 @@ BQ_ENQUEUE(hbm)
 	}
 
 	len = ip_len(skb);
-	if (!agg_schedule(inst, a, skb, len, agg_rate(inst, p, idx, key), now, &send, &next)) {
+	if (!agg_schedule(inst, a, skb, len, agg_rate(inst, p, idx, key), p->burst, now, &send,
+			  &next)) {
 		a->info.drops++;
 		inst->cnt.x[X_DROPPED]++;
 		return bq_drop(sch, inst, skb, to_free, HBM_DROP_HORIZON);
 	}
 	/*
 	 * The time its aggregate's FIFO would send it (tstamp is writable at
-	 * enqueue only; the turns move it by a few quanta either way).
-	 * Queued in arrival order, the length beside it for dequeue.
+	 * enqueue only; the turns move it by a few quanta either way), or a
+	 * sparse flow's, which goes ahead: when it is due. Queued in arrival
+	 * order, the length beside it for dequeue.
 	 */
-	skb->tstamp = send;
 	k = flow_of(a, skb);
+	sparse = starts_sparse(a, k);
+	due = a->qlen ? a->next : send;
+	if (sparse && due > now)
+		due = due > now + sparse_lead(a) ? due - sparse_lead(a) : now;
+	skb->tstamp = sparse ? due : send;
 	ret = bq_skbq_push(sch, inst, &q->pool, &a->flows[k & (HBM_FLOWS - 1)].q, skb, now, len,
 			   to_free);
 	if (ret != NET_XMIT_SUCCESS)
@@ -623,10 +697,10 @@ BQ_ENQUEUE(hbm)
 	a->info.pkts++;
 	a->info.bytes += len;
 	/* The heap holds each backlogged aggregate once: room is checked at init. */
-	if (!a->qlen++) {
+	if (!a->qlen++)
 		a->next = send;
-		bq_tq_set(inst, &q->ready, send, idx);
-	}
+	if (a->qlen == 1 || sparse)
+		bq_tq_set(inst, &q->ready, agg_due(a), idx);
 	return NET_XMIT_SUCCESS;
 }
 
@@ -672,7 +746,7 @@ static __always_inline struct sk_buff *agg_pop(struct bq_instance *inst, struct 
 	if (a->info.rate)
 		a->next = send + hbm_tx_time_ns(len, a->info.rate);
 	if (a->qlen)
-		bq_tq_set(inst, &q->ready, a->next, idx);
+		bq_tq_set(inst, &q->ready, agg_due(a), idx);
 	if (skb)
 		rate_sample(inst, q, len, now);
 	return skb;

@@ -31,6 +31,12 @@
  */
 #define HBM_INITIAL_QUANTUM	15140
 
+/*
+ * How far ahead of its aggregate's clock a sparse flow may send in bpf_hbm
+ * (bpf/hbm.bpf.c says why): a 64 KiB GSO skb, in IP bytes.
+ */
+#define HBM_SPARSE_LEAD_BYTES	(72 * 1024)
+
 /* The thresholds at one rate, in ns ahead of now. */
 struct hbm_thresholds {
 	__u64 burst, mark, large_drop, drop;

@@ -46,6 +46,7 @@ expected_files() {
 	echo "$D$PREFIX/include/libbpfqdisc.h 644"
 	echo "$LIBDIR/pkgconfig/libbpfqdisc.pc 644"
 	echo "$MAN3 644"
+	echo "$D/usr/lib/cni/bpfqdisc-bandwidth 755"	# where Debian's runtimes find CNI plugins
 	for s in "$TOP"/bpf/*.bpf.c; do
 		b=${s##*/}
 		echo "$OBJDIR/${b%.c}.o 644"

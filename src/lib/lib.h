@@ -139,6 +139,11 @@ int bq_prepare(enum bq_need need);
 int bq_check_kernel(void);
 int bq_ensure_bpffs(void);
 __u64 bq_self_netns_cookie(void);
+/* Enters the netns at path; *back: an fd of the one left, for
+ * bq_netns_return(). Each: 0 or -errno (said). */
+int bq_netns_enter_path(const char *path, int *back);
+/* Returns to the netns of back, and closes back. */
+int bq_netns_return(int back);
 bool bq_in_initial_netns(void);
 bool bq_netns_userns_owner(uid_t *owner);
 
@@ -250,6 +255,10 @@ int bq_kind_params(const struct bq_kind *k, struct bq_param_set *set);
  * egress, pinned), replacing its earlier attachment there. 0 or -errno.
  */
 int bq_attach_egress(const struct bq_kind *k, int ifindex);
+/* Unpins the kind's egress attachment to ifindex of netns (a cookie), which
+ * detaches it: for a device that went or lost its qdisc, without the scan
+ * of bq_tidy(). 0 or -errno. */
+int bq_detach_egress(const struct bq_kind *k, __u64 netns, int ifindex);
 /* A pinned map of a loaded kind: an fd, or -1 with errno set. */
 int bq_open_map(const struct bq_kind *k, const char *map);
 /* Each returns 0 or -errno. */
@@ -294,6 +303,9 @@ int bq_nl_parse_dump(const void *buf, size_t len, int ifindex, struct bq_qdisc_i
 		     size_t *n, size_t *cap);
 /* Qdiscs of ifindex (0: all) in this netns. Caller frees *out. 0 or -errno. */
 int bq_nl_qdisc_list(int ifindex, struct bq_qdisc_info **out, size_t *n);
+/* The ifindex of ifname's peer (a veth's, its IFLA_LINK), in the peer's
+ * netns. 0 or -errno (said; -ENOLINK: it has none). */
+int bq_nl_link_peer(const char *ifname, int *peer);
 /* The kind of the qdisc of ifindex at handle (if not 0) or parent, "" if none. */
 void bq_nl_qdisc_kind(int ifindex, __u32 parent, __u32 handle, char *kind, size_t len);
 

@@ -444,18 +444,33 @@ static int refresh_egress(const char *path, int prog)
 	return err;
 }
 
+/* The pin of k's egress attachment to ifindex of netns (egress_NETNS_IFINDEX). */
+static void egress_pin(char *path, size_t len, const struct bq_kind *k, __u64 netns, int ifindex)
+{
+	char name[64];
+
+	snprintf(name, sizeof(name), "egress_%llx_%d", (unsigned long long)netns, ifindex);
+	bq_pin_path(path, len, k, name);
+}
+
+int bq_detach_egress(const struct bq_kind *k, __u64 netns, int ifindex)
+{
+	char path[256];
+
+	egress_pin(path, sizeof(path), k, netns, ifindex);
+	return unlink(path) && errno != ENOENT ? -errno : 0;
+}
+
 int bq_attach_egress(const struct bq_kind *k, int ifindex)
 {
-	char path[256], name[64];
+	char path[256];
 	int prog, link, err = 0;
 
 	bq_pin_path(path, sizeof(path), k, "egress");
 	prog = bpf_obj_get(path);
 	if (prog < 0)
 		return errno == ENOENT ? 0 : -errno;
-	snprintf(name, sizeof(name), "egress_%llx_%d", (unsigned long long)bq_self_netns_cookie(),
-		 ifindex);
-	bq_pin_path(path, sizeof(path), k, name);
+	egress_pin(path, sizeof(path), k, bq_self_netns_cookie(), ifindex);
 	/*
 	 * Attached already (an earlier add on this device): keep the link,
 	 * with this load's program in it. A new link would race the kernel,

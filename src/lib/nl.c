@@ -64,28 +64,43 @@ static void ext_ack(const struct nlmsghdr *nh, char *msg, size_t len)
 			snprintf(msg, len, "%s", (const char *)RTA_DATA(rta));
 }
 
-/* Sends req and reads the kernel's answer: 0 or -errno, msg its words. */
-static int ask(struct nl_req *req, char *msg, size_t msglen)
+/*
+ * Sends req and reads the kernel's one answer into buf: 0 with a message
+ * of another type there (a reply to a GET), or the NLMSG_ERROR's -errno
+ * (0: an ack), msg its words.
+ */
+static int talk(struct nlmsghdr *req, char *buf, size_t len, char *msg, size_t msglen)
 {
-	char buf[4096];
 	int fd, err = -EIO;
 	ssize_t n;
 
 	fd = nl_open();
 	if (fd < 0)
 		return -errno;
-	if (send(fd, req, req->nh.nlmsg_len, 0) < 0) {
+	if (send(fd, req, req->nlmsg_len, 0) < 0) {
 		err = -errno;
-	} else if ((n = recv(fd, buf, sizeof(buf), 0)) > 0) {
+	} else if ((n = recv(fd, buf, len, 0)) > 0) {
 		struct nlmsghdr *nh = (struct nlmsghdr *)buf;
 
-		if (NLMSG_OK(nh, (size_t)n) && nh->nlmsg_type == NLMSG_ERROR) {
+		if (!NLMSG_OK(nh, (size_t)n)) {
+			err = -EIO;
+		} else if (nh->nlmsg_type == NLMSG_ERROR) {
 			err = ((struct nlmsgerr *)NLMSG_DATA(nh))->error;
 			ext_ack(nh, msg, msglen);
+		} else {
+			err = 0;
 		}
 	}
 	close(fd);
 	return err;
+}
+
+/* Sends req, which asks for an ack: 0 or -errno, msg the kernel's words. */
+static int ask(struct nl_req *req, char *msg, size_t msglen)
+{
+	char buf[4096];
+
+	return talk(&req->nh, buf, sizeof(buf), msg, msglen);
 }
 
 static void qdisc_req(struct nl_req *req, int type, int flags, int ifindex, __u32 parent,
@@ -271,4 +286,43 @@ void bq_nl_qdisc_kind(int ifindex, __u32 parent, __u32 handle, char *kind, size_
 		if (handle ? v[i].handle == handle : v[i].parent == parent)
 			snprintf(kind, len, "%s", v[i].kind);
 	free(v);
+}
+
+int bq_nl_link_peer(const char *ifname, int *peer)
+{
+	struct {
+		struct nlmsghdr nh;
+		struct ifinfomsg ifi;
+		char attrs[RTA_SPACE(IF_NAMESIZE)];
+	} req = {
+		.nh.nlmsg_len = NLMSG_LENGTH(sizeof(struct ifinfomsg)),
+		.nh.nlmsg_type = RTM_GETLINK,
+		.nh.nlmsg_flags = NLM_F_REQUEST,
+		.ifi.ifi_family = AF_UNSPEC,
+	};
+	static char buf[8192];
+	struct nlmsghdr *nh = (struct nlmsghdr *)buf;
+	struct rtattr *rta;
+	char msg[256];
+	int err, left;
+
+	if (strlen(ifname) >= IF_NAMESIZE)
+		return bq_invalid("no device %s: the name is too long", ifname);
+	add_attr(&req.nh, IFLA_IFNAME, ifname, strlen(ifname) + 1);
+	err = talk(&req.nh, buf, sizeof(buf), msg, sizeof(msg));
+	if (!err && (nh->nlmsg_type != RTM_NEWLINK ||
+		     nh->nlmsg_len < NLMSG_LENGTH(sizeof(struct ifinfomsg))))
+		err = -EIO;
+	if (err)
+		return bq_error(err, "cannot read device %s: %s", ifname,
+				msg[0] ? msg : strerror(-err));
+	left = IFLA_PAYLOAD(nh);
+	for (rta = IFLA_RTA((struct ifinfomsg *)NLMSG_DATA(nh)); RTA_OK(rta, left);
+	     rta = RTA_NEXT(rta, left))
+		if (rta->rta_type == IFLA_LINK && RTA_PAYLOAD(rta) >= sizeof(int)) {
+			memcpy(peer, RTA_DATA(rta), sizeof(int));
+			if (*peer > 0)
+				return 0;
+		}
+	return bq_error(-ENOLINK, "%s has no peer device", ifname);
 }

@@ -87,18 +87,49 @@ int bq_ensure_bpffs(void)
 	return 0;
 }
 
+/* Enters the netns at path, called name in messages; *back as bq_netns_enter_path's. */
+static int enter_netns(const char *path, const char *name, int *back)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), err = 0;
+
+	if (fd < 0)
+		return errno == ENOENT ? bq_invalid("no such network namespace '%s'", name)
+				       : bq_error(-errno, "cannot open network namespace '%s': %s",
+						  name, strerror(errno));
+	if (back) {
+		*back = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+		if (*back < 0)
+			err = bq_error(-errno, "cannot open this network namespace: %s",
+				       strerror(errno));
+	}
+	if (!err && setns(fd, CLONE_NEWNET)) {
+		err = bq_error(-errno, "cannot enter network namespace '%s': %s", name, strerror(errno));
+		if (back)
+			close(*back);
+	}
+	close(fd);
+	return err;
+}
+
 BQ_API int bq_enter_netns(const char *name)
 {
 	char path[PATH_MAX];
-	int fd, err;
 
 	snprintf(path, sizeof(path), strchr(name, '/') ? "%s" : "/run/netns/%s", name);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return bq_invalid("no such network namespace '%s'", name);
-	err = setns(fd, CLONE_NEWNET) ?
-	      bq_error(-errno, "cannot enter network namespace '%s': %s", name, strerror(errno)) : 0;
-	close(fd);
+	return enter_netns(path, name, NULL);
+}
+
+int bq_netns_enter_path(const char *path, int *back)
+{
+	return enter_netns(path, path, back);
+}
+
+int bq_netns_return(int back)
+{
+	int err = setns(back, CLONE_NEWNET) ?
+		  bq_error(-errno, "cannot return to the network namespace left: %s", strerror(errno)) : 0;
+
+	close(back);
 	return err;
 }
 

@@ -1,0 +1,59 @@
+#!/bin/dash
+# bpfqdisc-bandwidth's answers that need no BPF qdisc kernel, as a runtime
+# reads them (stdout, exit status): VERSION, the environment's errors
+# (code 4), configs refused (6, 7, 1), commands a version lacks (1), and
+# STATUS on this kernel when it cannot run BPF qdiscs (50). Also the
+# usage. One PASS/FAIL/SKIP line per check.
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+PLUGIN="$TOP/bin/bpfqdisc-bandwidth"
+. "$TOP/selftests/cli/lib.sh"
+CONF='{"cniVersion":"1.0.0","name":"n","type":"bpfqdisc-bandwidth"}'
+
+# cni NAME EXIT CODE CMD CONFIG [VAR=VALUE...]: the plugin's stdout is an
+# error of CODE ("" for none: then stdout is checked by the caller), exit EXIT.
+cni() {
+	name=$1 want_rc=$2 code=$3 cmd=$4 conf=$5
+	shift 5
+	out=$(printf '%s' "$conf" | env -i CNI_COMMAND="$cmd" CNI_CONTAINERID=c1 CNI_NETNS=/run/netns/none \
+		CNI_IFNAME=eth0 CNI_PATH=/usr/lib/cni "$@" "$PLUGIN" 2>/dev/null)
+	rc=$?
+	if [ "$rc" != "$want_rc" ]; then
+		fail "$name" "exit $rc, expected $want_rc: $out"
+	elif [ -n "$code" ] && [ "$(printf '%s' "$out" | jq -r '.code, (.msg | type), (.cniVersion | type)' | paste -sd' ')" != "$code string string" ]; then
+		fail "$name" "expected an error of code $code: $out"
+	else
+		pass "$name"
+	fi
+}
+
+cni cni_version 0 "" VERSION '{"cniVersion":"0.4.0"}'
+[ "$out" = '{"cniVersion":"0.4.0","supportedVersions":["0.3.1","0.4.0","1.0.0","1.1.0"]}' ] ||
+	fail cni_version_out "$out"
+cni cni_no_containerid 1 4 ADD "$CONF" CNI_CONTAINERID=
+cni cni_bad_containerid 1 4 ADD "$CONF" CNI_CONTAINERID=../x
+cni cni_bad_ifname 1 4 DEL "$CONF" CNI_IFNAME=a/b
+cni cni_no_netns 1 4 ADD "$CONF" CNI_NETNS=
+cni cni_unknown_command 1 4 FROB "$CONF"
+cni cni_not_json 1 6 ADD '{"cniVersion":'
+cni cni_rate_no_burst 1 7 ADD '{"cniVersion":"1.0.0","name":"n","egressRate":5}'
+cni cni_limits_no_prev 1 7 ADD '{"cniVersion":"1.0.0","name":"n","egressRate":5,"egressBurst":5}'
+cni cni_version_old 1 1 ADD '{"cniVersion":"0.2.0","name":"n"}'
+cni cni_check_031 1 1 CHECK '{"cniVersion":"0.3.1","name":"n"}'
+cni cni_gc_100 1 1 GC '{"cniVersion":"1.0.0","name":"n","cni.dev/valid-attachments":[]}'
+# No limits: prevResult back as it came, whatever the node.
+prev='{ "cniVersion":"1.0.0" ,"interfaces":[ {"name":"x\u00e9"} ] }'
+cni cni_no_limits 0 "" ADD "{\"cniVersion\":\"1.0.0\",\"name\":\"n\",\"prevResult\":$prev}"
+[ "$out" = "$prev" ] || fail cni_no_limits_exact "$out"
+# DEL of an attachment the plugin has no record of: nothing to do.
+cni cni_del_unknown 0 "" DEL "$CONF" CNI_CONTAINERID=never-added
+[ -z "$out" ] || fail cni_del_unknown_out "$out"
+
+if grep -qw bpf_qdisc_skb_drop /proc/kallsyms 2>/dev/null; then
+	echo "SKIP cli/cni_status_50: this kernel runs BPF qdiscs (test_cni_protocol covers STATUS there)"
+else
+	cni cni_status_50 1 50 STATUS '{"cniVersion":"1.1.0","name":"n"}'
+fi
+
+out=$("$PLUGIN" 2>&1)
+if [ $? = 2 ] && echo "$out" | grep -q 'CNI_COMMAND'; then pass cni_usage; else fail cni_usage "$out"; fi
+exit $failed

@@ -1,0 +1,59 @@
+# One pod's traffic under its limits, for the pod tests (test_cni_*) and
+# tools/cni-measure; sourced by dash after cni_lib.sh. The pod is netns
+# "pod" made by cni_pod_add; $G is its gateway, the node's end of its veth.
+. "$TOP/selftests/kernel/cni_bw_lib.sh"
+
+# pod_flow DIR SECS: one iperf3 TCP flow of SECS s between the pod and $G,
+# from the pod (egress) or to it (ingress), with 50 pings (0.1 s apart)
+# from the pod to $G from 2 s on. Sets, at the receiver: FIRST (Mbit/s in
+# the first second), STEADY (Mbit/s from the start of second 4 to the end;
+# from second 2 if SECS < 8), and RETRANS (segments the sender
+# retransmitted), PING (median / p90 ms), PING_MED.
+pod_flow() {
+	iperf3 -s -1 -B "$G" -J >"$TMPD/srv.json" 2>&1 &
+	srv=$!
+	sleep 0.3
+	if [ "$1" = egress ]; then sender=pod R= rx=srv; else sender= R=-R rx=cli; fi
+	r0=$(pod_retrans "$sender")
+	ip netns exec pod iperf3 -c "$G" -t "$2" $R -J >"$TMPD/cli.json" 2>&1 &
+	cli=$!
+	sleep 2
+	ip netns exec pod ping -c 50 -i 0.1 "$G" >"$TMPD/ping" 2>&1 || true
+	wait $cli || fail "iperf3 $1: $(jq -r .error "$TMPD/cli.json")"
+	wait $srv || true
+	RETRANS=$(($(pod_retrans "$sender") - r0))
+	from=3
+	[ "$2" -ge 8 ] || from=1
+	FIRST=$(jq '.intervals[0].sum.bits_per_second / 1e6 * 10 | round / 10' "$TMPD/$rx.json")
+	STEADY=$(jq ".intervals[$from:] | ([.[].sum.bytes] | add) * 8 / ([.[].sum.seconds] | add) / 1e6 * 100 | round / 100" \
+		"$TMPD/$rx.json")
+	PING=$(sed -n 's/.*time=\([0-9.]*\) ms/\1/p' "$TMPD/ping" | sort -n |
+		awk '{ v[NR] = $1 } END { if (NR) printf "%s / %s\n", v[int((NR + 1) / 2)], v[int(NR * 0.9 + 0.5)] }')
+	PING_MED=${PING%% *}
+}
+
+# pod_retrans NS: TCP segments retransmitted in netns NS ("": the node's).
+pod_retrans() {
+	${1:+ip netns exec "$1"} awk '/^Tcp:/ { if (h) print $13; h = 1 }' /proc/net/snmp
+}
+
+# within X LO HI: LO <= X <= HI (decimals).
+within() { awk -v x="$1" -v lo="$2" -v hi="$3" 'BEGIN { exit !(x != "" && x >= lo && x <= hi) }'; }
+
+# police_get DEV: the backstop's entry of host-side veth DEV (include/pod_police.h):
+# rate burst pkts bytes drops drop_bytes; fails if there is none.
+police_get() { "$TOP/bin/podlimit" /sys/fs/bpf/bpfqdisc_pod/pod_limits get "$1"; }
+
+# pod_limit_add RATE BURST: bpfqdisc-bandwidth's ADD for pod "pod" after
+# ptp's result $RES, RATE bit/s and BURST bits each way.
+pod_limit_add() {
+	bw ADD "$(bw_conf 1.1.0 "\"ingressRate\":$1,\"ingressBurst\":$2,\"egressRate\":$1,\"egressBurst\":$2" "$RES")" pod
+	[ "$rc" = 0 ] || fail "the plugin's ADD: $out"
+}
+
+# pod_limit_del DEV: its DEL, which leaves no backstop entry for DEV.
+pod_limit_del() {
+	bw DEL "$(bw_conf 1.1.0)" pod
+	[ "$rc" = 0 ] || fail "the plugin's DEL: $out"
+	! police_get "$1" 2>/dev/null || fail "DEL left the backstop's entry of $1"
+}

@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bpfqdisc-bandwidth's parts that need no kernel: the strict JSON reader,
+ * the network config (the reference plugin's fields, precedence and
+ * validation), CNI versions, the records' parser and the conflist edit.
+ */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <string.h>
+#include "cni.h"
+#include "state.h"
+#include "unit.h"
+
+static bool parses(const char *s)
+{
+	struct cj_span doc;
+	const char *why;
+
+	return !cj_parse(s, strlen(s), &doc, &why);
+}
+
+static void json_strict(void)
+{
+	static const char *const good[] = {
+		"{}", " [ ] ", "0", "-0.5e+3", "\"\\u00e9\\ud83d\\ude00\\/\"", "{\"a\":[1,{\"b\":null}]}",
+		"\"caf\xc3\xa9\"", "true", "\t\r\n{\"\":false}\n",
+	};
+	static const char *const bad[] = {
+		"", "{", "{\"a\"}", "{\"a\":1,}", "[1,]", "01", "1.", "-", ".5", "1e", "+1",
+		"\"\\x\"", "\"\\ud800\"", "\"\\udc00\"", "\"\\u12\"", "\"a\nb\"", "\"\xff\"",
+		"\"\xc0\xaf\"", "\"\xed\xa0\x80\"", "tru", "nul", "{} {}", "{'a':1}", "[1 2]",
+		"{\"a\" 1}", "\"abc",
+	};
+	char deep[2 * CJ_MAX_DEPTH + 3];
+
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+		EXPECT(parses(good[i]), "refused %s", good[i]);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		EXPECT(!parses(bad[i]), "accepted %s", bad[i]);
+	memset(deep, '[', CJ_MAX_DEPTH + 1);
+	memset(deep + CJ_MAX_DEPTH + 1, ']', CJ_MAX_DEPTH + 1);
+	deep[2 * CJ_MAX_DEPTH + 2] = '\0';
+	EXPECT(!parses(deep), "accepted %d levels", CJ_MAX_DEPTH + 1);
+	deep[2 * CJ_MAX_DEPTH + 1] = '\0';
+	EXPECT(parses(deep + 1), "refused %d levels", CJ_MAX_DEPTH);
+}
+
+static struct cj_span doc_of(const char *s)
+{
+	struct cj_span d = {};
+	const char *why;
+
+	cj_parse(s, strlen(s), &d, &why);
+	return d;
+}
+
+static void json_values(void)
+{
+	struct cj_span d = doc_of("{\"s\":\"a\\u00e9\\ud83d\\ude00\\n\",\"z\":\"\\u0000\",\"n\":18446744073709551615,"
+				  "\"o\":18446744073709551616,\"f\":1.0,\"e\":1e3,\"m\":-1,\"k\":1,\"k\":2,"
+				  "\"t\":true}"), v;
+	char buf[32];
+	uint64_t u;
+	bool b;
+
+	EXPECT(cj_member(d, "s", &v) && !cj_string(v, buf, sizeof(buf)) &&
+	       !strcmp(buf, "a\xc3\xa9\xf0\x9f\x98\x80\n"), "%s", buf);
+	EXPECT(cj_member(d, "s", &v) && cj_string(v, buf, 4), "a short buffer took it");
+	EXPECT(cj_member(d, "z", &v) && cj_string(v, buf, sizeof(buf)), "U+0000 taken");
+	EXPECT(cj_member(d, "n", &v) && !cj_u64(v, &u) && u == UINT64_MAX, "max");
+	EXPECT(cj_member(d, "o", &v) && cj_u64(v, &u), "2^64 taken");
+	EXPECT(cj_member(d, "f", &v) && cj_u64(v, &u), "1.0 taken as an integer");
+	EXPECT(cj_member(d, "e", &v) && cj_u64(v, &u), "1e3 taken as an integer");
+	EXPECT(cj_member(d, "m", &v) && cj_u64(v, &u), "-1 taken");
+	EXPECT(cj_member(d, "k", &v) && !cj_u64(v, &u) && u == 2, "the last of a repeated key: %llu",
+	       (unsigned long long)u);
+	EXPECT(cj_member(d, "t", &v) && !cj_bool(v, &b) && b, "true");
+	EXPECT(!cj_member(d, "x", &v), "found a missing key");
+	EXPECT(cj_member(doc_of("{\"\\u0061\":1}"), "a", &v), "an escaped key");
+}
+
+#define CONF(members) "{\"cniVersion\":\"1.0.0\",\"name\":\"net\",\"type\":\"bpfqdisc-bandwidth\"" members "}"
+
+static int parse(const char *s, struct cni_conf *c, struct cni_err *e)
+{
+	memset(e, 0, sizeof(*e));
+	return cni_conf_parse(s, strlen(s), c, e);
+}
+
+static void conf_limits(void)
+{
+	struct cni_conf c;
+	struct cni_err e;
+	const char *rt = ",\"capabilities\":{\"bandwidth\":true},\"runtimeConfig\":{\"bandwidth\":"
+			 "{\"ingressRate\":8000,\"ingressBurst\":4294967295,\"egressRate\":16000,\"egressBurst\":800}}";
+	char buf[512];
+
+	EXPECT(!parse(CONF(""), &c, &e) && !cni_limits_any(&c.lim), "no limits");
+	snprintf(buf, sizeof(buf), CONF("%s"), rt);
+	EXPECT(!parse(buf, &c, &e) && c.lim.ingress_rate == 8000 && c.lim.ingress_burst == 4294967295ULL &&
+	       c.lim.egress_rate == 16000 && c.lim.egress_burst == 800, "runtimeConfig: %s", e.details);
+	/* Any field at the top level: the top level alone, as the reference. */
+	snprintf(buf, sizeof(buf), CONF(",\"egressRate\":1000,\"egressBurst\":10%s"), rt);
+	EXPECT(!parse(buf, &c, &e) && c.lim.egress_rate == 1000 && !c.lim.ingress_rate, "top level wins");
+	EXPECT(!parse(CONF(",\"ingressRate\":null,\"runtimeConfig\":null"), &c, &e) &&
+	       !cni_limits_any(&c.lim), "nulls are absent");
+}
+
+static void conf_invalid(void)
+{
+	static const struct { const char *conf; int code; const char *msg; } cases[] = {
+		{ CONF(",\"ingressRate\":1"), 7, "if rate is set, burst must also be set" },
+		{ CONF(",\"egressBurst\":1"), 7, "if burst is set, rate must also be set" },
+		{ CONF(",\"runtimeConfig\":{\"bandwidth\":{\"egressRate\":5}}"), 7, "burst must also" },
+		{ CONF(",\"egressRate\":1,\"egressBurst\":34359738360"), 7, "burst cannot be more than 4GB" },
+		{ CONF(",\"egressRate\":\"1\",\"egressBurst\":1"), 7, "invalid network config" },
+		{ CONF(",\"egressRate\":1.5,\"egressBurst\":1"), 7, "invalid network config" },
+		{ CONF(",\"runtimeConfig\":[]"), 7, "invalid network config" },
+		{ CONF(",\"prevResult\":\"x\""), 7, "invalid network config" },
+		{ "{\"cniVersion\":\"0.2.0\"}", 1, "incompatible CNI versions" },
+		{ "{\"name\":\"x\"}", 1, "incompatible CNI versions" },
+		{ "{\"cniVersion\":1}", 7, "invalid network config" },
+		{ "[]", 6, "failed to parse" },
+		{ "{\"cniVersion\":\"1.0.0\"", 6, "failed to parse" },
+	};
+	struct cni_conf c;
+	struct cni_err e;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		EXPECT(parse(cases[i].conf, &c, &e) && e.code == cases[i].code &&
+		       strstr(e.msg, cases[i].msg), "case %zu: %d %s (%s)", i, e.code, e.msg, e.details);
+	EXPECT(!parse(CONF(",\"egressRate\":1,\"egressBurst\":34359738359"), &c, &e),
+	       "a burst of 4 GB less a byte refused: %s", e.msg);
+}
+
+static void conf_prev_exact(void)
+{
+	const char *prev = "{ \"cniVersion\" : \"1.0.0\",\n\t\"interfaces\":[{\"name\":\"veth\\u0041\"}], \"x\":1e5 }";
+	char buf[512];
+	struct cni_conf c;
+	struct cni_err e;
+
+	snprintf(buf, sizeof(buf), CONF(",\"prevResult\":%s"), prev);
+	EXPECT(!parse(buf, &c, &e) && c.prev.n == strlen(prev) && !memcmp(c.prev.p, prev, c.prev.n),
+	       "prevResult not byte for byte");
+	EXPECT(cni_result_host_ifname(c.prev, "vethA"), "the host interface vethA");
+	snprintf(buf, sizeof(buf), "%s", "{\"interfaces\":[{\"name\":\"eth0\",\"sandbox\":\"/run/netns/x\"}]}");
+	EXPECT(!cni_result_host_ifname(doc_of(buf), "eth0"), "an interface in the sandbox is not the host's");
+}
+
+static void versions(void)
+{
+	EXPECT(cni_version_cmp("1.0.0", "0.4.0") > 0 && cni_version_cmp("0.3.1", "0.4.0") < 0 &&
+	       !cni_version_cmp("1.1.0", "1.1.0") && cni_version_cmp("0.10.0", "0.9.0") > 0, "order");
+	EXPECT(cni_version_supported("0.3.1") && cni_version_supported("1.1.0") &&
+	       !cni_version_supported("0.3.0") && !cni_version_supported("1.2.0"), "supported");
+}
+
+static void records(void)
+{
+	const char *rec = "{\"network\":\"n\",\"containerID\":\"c1\",\"ifname\":\"eth0\",\"netns\":\"/run/netns/c1\","
+			  "\"qdiscs\":[{\"role\":\"ingress\",\"inPod\":false,\"netnsCookie\":1,\"ifindex\":7,"
+			  "\"dev\":\"veth1\",\"kind\":\"bpf_hbm\"},{\"role\":\"egress\",\"inPod\":true,"
+			  "\"netnsCookie\":4096,\"ifindex\":2,\"dev\":\"eth0\",\"kind\":\"bpf_hbm\"}]}";
+	struct cni_record *r = malloc(sizeof(*r));
+
+	EXPECT(!cni_state_parse(rec, strlen(rec), r) && r->p.n == 2 && r->p.q[1].in_pod &&
+	       r->p.q[1].netns_cookie == 4096 && r->p.q[0].ifindex == 7 && !strcmp(r->p.q[0].dev, "veth1") &&
+	       !strcmp(r->netns, "/run/netns/c1"), "record");
+	EXPECT(cni_state_parse("{\"network\":\"n\"}", 16, r), "a record without its fields");
+	free(r);
+}
+
+static int add(const char *in, char **out, char *what)
+{
+	size_t n;
+
+	return cni_conflist_add(in, strlen(in), out, &n, what, 128);
+}
+
+static void conflist(void)
+{
+	char what[128], *out;
+
+	EXPECT(add("{\"cniVersion\":\"0.3.1\",\"plugins\":[{\"type\":\"flannel\"},{\"type\":\"portmap\"}]}",
+		   &out, what) == 1 &&
+	       !strcmp(out, "{\"cniVersion\":\"0.3.1\",\"plugins\":[{\"type\":\"flannel\"}, {\"type\": "
+		       "\"bpfqdisc-bandwidth\", \"capabilities\": {\"bandwidth\": true}},{\"type\":\"portmap\"}]}"),
+	       "compact: %s", out);
+	free(out);
+	EXPECT(add("{\"cniVersion\":\"1.0.0\",\"plugins\":[\n  {\"type\":\"ptp\"}\n]}", &out, what) == 1 &&
+	       !strcmp(out, "{\"cniVersion\":\"1.0.0\",\"plugins\":[\n  {\"type\":\"ptp\"},\n  {\"type\": "
+		       "\"bpfqdisc-bandwidth\", \"capabilities\": {\"bandwidth\": true}}\n]}") &&
+	       !strcmp(what, "added after ptp"), "indented: %s (%s)", out, what);
+	free(out);
+	EXPECT(add("{\"cniVersion\":\"0.4.0\",\"plugins\":[{\"type\":\"a\"},{\"type\":\"bandwidth\","
+		   "\"ingressRate\":5,\"capabilities\":{\"bandwidth\":true}}]}", &out, what) == 1 &&
+	       !strcmp(out, "{\"cniVersion\":\"0.4.0\",\"plugins\":[{\"type\":\"a\"},{\"type\":"
+		       "\"bpfqdisc-bandwidth\",\"ingressRate\":5,\"capabilities\":{\"bandwidth\":true}}]}"),
+	       "replace: %s", out);
+	free(out);
+	EXPECT(add("{\"cniVersion\":\"0.4.0\",\"plugins\":[{\"type\":\"a\"},{\"type\":\"bpfqdisc-bandwidth\"}]}",
+		   &out, what) == 0 && !out, "again: %s", what);
+	EXPECT(add("{\"cniVersion\":\"0.4.0\",\"plugins\":[]}", &out, what) < 0, "empty list");
+	EXPECT(add("{\"cniVersion\":\"0.4.0\",\"type\":\"bridge\"}", &out, what) < 0, "a .conf");
+	EXPECT(add("{\"cniVersion\":\"0.2.0\",\"plugins\":[{\"type\":\"a\"}]}", &out, what) < 0, "0.2.0");
+	EXPECT(add("{\"cniVersion\":\"0.4.0\",\"plugins\":[{\"type\":\"a\"}", &out, what) < 0, "not JSON");
+}
+
+int main(void)
+{
+	unit_file = "cni";
+	RUN(json_strict);
+	RUN(json_values);
+	RUN(conf_limits);
+	RUN(conf_invalid);
+	RUN(conf_prev_exact);
+	RUN(versions);
+	RUN(records);
+	RUN(conflist);
+	return unit_failed;
+}

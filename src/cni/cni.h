@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* bpfqdisc-bandwidth, a chained CNI plugin: its config, errors and state. */
+#ifndef BQ_CNI_H
+#define BQ_CNI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "cjson.h"
+
+/* The spec's error codes (SPEC.md, "Error"), and the plugin's own (>= 100). */
+enum cni_code {
+	CNI_ERR_VERSION = 1,
+	CNI_ERR_FIELD = 2,
+	CNI_ERR_CONTAINER = 3,
+	CNI_ERR_ENV = 4,
+	CNI_ERR_IO = 5,
+	CNI_ERR_DECODE = 6,
+	CNI_ERR_CONFIG = 7,
+	CNI_ERR_AGAIN = 11,
+	CNI_ERR_UNAVAILABLE = 50,
+	CNI_ERR_LIMIT = 100,		/* a limit could not be put in force */
+	CNI_ERR_NOT_IN_FORCE = 101,	/* CHECK: a limit asked for is not in force */
+};
+
+struct cni_err {
+	int code;		/* 0: no error */
+	char msg[256];
+	char details[512];
+};
+/* Sets *e (code, msg, details) and returns -1. */
+int cni_fail(struct cni_err *e, int code, const char *msg, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/* cni_fail() with the library's last error: msg "what: ERROR", details ERROR. */
+int cni_fail_lib(struct cni_err *e, int code, const char *what);
+/* Back to the node's netns from a bq_netns_enter_path(); the plugin stops
+ * if it cannot, rather than go on in the pod's. */
+void cni_netns_leave(int back);
+/* The error JSON, on f, for a config of version (NULL: the newest). */
+void cni_err_print(FILE *f, const char *version, const struct cni_err *e);
+
+/* The versions this plugin speaks, oldest first; NULL-terminated. */
+extern const char *const cni_versions[];
+bool cni_version_supported(const char *v);
+/* <0, 0, >0 as a sorts before, equal to or after b ("1.0.0" > "0.4.0"). */
+int cni_version_cmp(const char *a, const char *b);
+
+/* Rates in bit/s, bursts in bits, as runtimeConfig.bandwidth has them. */
+struct cni_limits {
+	uint64_t ingress_rate, ingress_burst;
+	uint64_t egress_rate, egress_burst;
+};
+bool cni_limits_any(const struct cni_limits *l);
+
+struct cni_conf {
+	char version[16];
+	char name[256];
+	struct cni_limits lim;
+	struct cj_span doc;
+	struct cj_span prev;		/* prevResult as sent; .p NULL if none */
+	struct cj_span attachments;	/* GC's cni.dev/valid-attachments */
+};
+/*
+ * Reads and checks a network config: the limits from the top level if it
+ * has any of the four fields, else from runtimeConfig.bandwidth, as the
+ * reference plugin does. 0, or -1 with *e set (6: not JSON, 1: a version
+ * this plugin does not speak, 7: invalid).
+ */
+int cni_conf_parse(const char *buf, size_t n, struct cni_conf *c, struct cni_err *e);
+/* The reference's rule for one direction: 0, or -1 with *e set (code 7). */
+int cni_limit_valid(uint64_t rate, uint64_t burst, const char *dir, struct cni_err *e);
+
+/* The host-side interfaces (no "sandbox") of a result: a name each time. */
+bool cni_result_host_ifname(struct cj_span result, const char *name);
+
+/*
+ * The node installer's edit of a conflist's text: the plugin in place of
+ * an entry of type "bandwidth" (its type alone changes, so its other
+ * fields stay), else after the main (first) plugin; nothing if it is there
+ * already. Every other byte stays. 1: *out (malloc'd) is the new text;
+ * 0: no change; -1: refused. *what says which.
+ */
+int cni_conflist_add(const char *in, size_t n, char **out, size_t *outlen, char *what,
+		     size_t whatlen);
+
+#endif

@@ -1,0 +1,365 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bpfqdisc-bandwidth: a chained CNI plugin (SPEC.md 1.1.0) that holds a pod
+ * to the reference bandwidth plugin's limits with bpfqdisc's qdiscs.
+ *
+ * A runtime runs it with CNI_COMMAND and the other CNI_* variables in the
+ * environment and the network config on stdin; it answers on stdout, a
+ * result or an error JSON. With arguments it is a tool for the node
+ * (conflist.c, pods.c, and load). A failing library call's message, its
+ * last error, goes into the error JSON (libcni reads stdout only), and on
+ * stderr as it comes.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "cni.h"
+#include "enforce.h"
+#include "state.h"
+#include "lib.h"
+
+#define STDIN_MAX	(1 << 20)
+
+struct cni_env {
+	const char *command, *container_id, *netns, *ifname;
+};
+
+int cni_cmd_conflist(int argc, char **argv);
+int cni_cmd_pods(int argc, char **argv);
+
+static int read_stdin(char **buf, size_t *n, struct cni_err *e)
+{
+	size_t cap = 4096;
+
+	*n = 0;
+	*buf = malloc(cap);
+	for (;;) {
+		ssize_t got;
+
+		if (!*buf)
+			return cni_fail(e, CNI_ERR_IO, "cannot read the network config", "out of memory");
+		got = read(0, *buf + *n, cap - *n);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
+			return cni_fail(e, CNI_ERR_IO, "cannot read the network config", "%s",
+					strerror(errno));
+		if (!got)
+			return 0;
+		*n += got;
+		if (*n == cap) {
+			if (cap >= STDIN_MAX)
+				return cni_fail(e, CNI_ERR_IO, "cannot read the network config",
+						"more than %d bytes", STDIN_MAX);
+			*buf = realloc(*buf, cap *= 2);
+		}
+	}
+}
+
+/* SPEC.md: a container id is [A-Za-z0-9][A-Za-z0-9_.-]*; an interface
+ * name what Linux takes. Neither holds a ':', which the records use. */
+static bool container_id_ok(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (!n || n > 200 || !((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= 'A' && s[0] <= 'Z') ||
+			       (s[0] >= '0' && s[0] <= '9')))
+		return false;
+	return strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") == n;
+}
+
+static bool ifname_ok(const char *s)
+{
+	size_t n = strlen(s);
+
+	return n && n < IF_NAMESIZE && strcmp(s, ".") && strcmp(s, "..") && !strpbrk(s, "/: \t\n");
+}
+
+/* The variables cmd needs (SPEC.md, "Parameters"). */
+static int read_env(struct cni_env *env, struct cni_err *e)
+{
+	bool att = strcmp(env->command, "GC") && strcmp(env->command, "STATUS");
+	bool ns = att && strcmp(env->command, "DEL");
+
+	env->container_id = getenv("CNI_CONTAINERID");
+	env->netns = getenv("CNI_NETNS");
+	env->ifname = getenv("CNI_IFNAME");
+	if (att && (!env->container_id || !container_id_ok(env->container_id)))
+		return cni_fail(e, CNI_ERR_ENV, "invalid CNI_CONTAINERID",
+				"'%s': [A-Za-z0-9][A-Za-z0-9_.-]*, at most 200", env->container_id ?: "");
+	if (att && (!env->ifname || !ifname_ok(env->ifname)))
+		return cni_fail(e, CNI_ERR_ENV, "invalid CNI_IFNAME", "'%s'", env->ifname ?: "");
+	if (ns && (!env->netns || !env->netns[0]))
+		return cni_fail(e, CNI_ERR_ENV, "required env variables [CNI_NETNS] missing", "%s",
+				"");
+	return 0;
+}
+
+/* The pod's host-side veth, as the reference finds it: the peer of the
+ * pod's interface, which prevResult must list outside the sandbox. */
+static int find_link(const struct cni_conf *c, const struct cni_env *env, struct pod_link *l,
+		     struct cni_err *e)
+{
+	int back, peer = 0, err;
+
+	memset(l, 0, sizeof(*l));
+	l->netns = env->netns;
+	l->ifname = env->ifname;
+	if (bq_netns_enter_path(env->netns, &back))
+		return cni_fail_lib(e, CNI_ERR_LIMIT, "failed to open netns");
+	err = bq_nl_link_peer(env->ifname, &peer);
+	cni_netns_leave(back);
+	if (err)
+		return cni_fail_lib(e, CNI_ERR_LIMIT, "container interface has no veth peer");
+	if (!if_indextoname(peer, l->host_ifname))
+		return cni_fail(e, CNI_ERR_LIMIT, "veth peer is not in the host netns",
+				"ifindex %d", peer);
+	l->host_ifindex = peer;
+	if (!cni_result_host_ifname(c->prev, l->host_ifname))
+		return cni_fail(e, CNI_ERR_LIMIT, "no veth peer of container interface found in host ns",
+				"%s's peer is %s, which prevResult does not list outside the sandbox",
+				env->ifname, l->host_ifname);
+	return 0;
+}
+
+static void print_prev(const struct cni_conf *c)
+{
+	if (c->prev.p)
+		printf("%.*s\n", (int)c->prev.n, c->prev.p);
+	else
+		printf("{\"cniVersion\":\"%s\"}\n", c->version);
+}
+
+static int cmd_add(const struct cni_conf *c, const struct cni_env *env, struct cni_err *e)
+{
+	struct cni_record *r;
+	struct pod_link l;
+	int err;
+
+	if (!cni_limits_any(&c->lim)) {
+		print_prev(c);
+		return 0;
+	}
+	if (!c->prev.p)
+		return cni_fail(e, CNI_ERR_CONFIG, "must be called as chained plugin",
+				"limits and no prevResult");
+	if (find_link(c, env, &l, e))
+		return -1;
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return cni_fail(e, CNI_ERR_IO, "out of memory", "%s", "");
+	snprintf(r->network, sizeof(r->network), "%s", c->name);
+	snprintf(r->container_id, sizeof(r->container_id), "%s", env->container_id);
+	snprintf(r->ifname, sizeof(r->ifname), "%s", env->ifname);
+	snprintf(r->netns, sizeof(r->netns), "%s", env->netns);
+	err = pod_limit_apply(&l, &c->lim, &r->p, e);
+	if (!err && cni_state_save(r, e)) {
+		struct cni_err ignored;
+
+		pod_limit_remove(&r->p, env->netns, &ignored);
+		err = -1;
+	}
+	free(r);
+	if (!err)
+		print_prev(c);
+	return err;
+}
+
+static int cmd_check(const struct cni_conf *c, const struct cni_env *env, struct cni_err *e)
+{
+	struct pod_link l;
+
+	if (!cni_limits_any(&c->lim))
+		return 0;
+	if (!c->prev.p)
+		return cni_fail(e, CNI_ERR_CONFIG, "must be called as chained plugin",
+				"limits and no prevResult");
+	return find_link(c, env, &l, e) ?: pod_limit_check(&l, &c->lim, e);
+}
+
+/* What the record of an attachment says was made; the record goes once it is gone. */
+static int remove_record(struct cni_record *r, const char *netns, struct cni_err *e)
+{
+	if (pod_limit_remove(&r->p, netns && netns[0] ? netns : r->netns, e))
+		return -1;
+	cni_state_drop(r->container_id, r->ifname);
+	return 0;
+}
+
+static int cmd_del(const struct cni_env *env, struct cni_err *e)
+{
+	struct cni_record *r = malloc(sizeof(*r));
+	int err = 0;
+
+	if (!r)
+		return cni_fail(e, CNI_ERR_IO, "out of memory", "%s", "");
+	if (!cni_state_load(env->container_id, env->ifname, r))
+		err = remove_record(r, env->netns, e);
+	free(r);
+	return err;
+}
+
+struct gc_ctx {
+	const struct cni_conf *c;
+	struct cni_err *e;
+	int failed;
+};
+
+static bool attachment_valid(const struct cni_conf *c, const struct cni_record *r)
+{
+	struct cj_span a, v;
+	struct cj_iter it;
+
+	cj_iter_init(&it, c->attachments);
+	while (cj_next(&it, NULL, &a))
+		if (cj_member(a, "containerID", &v) && cj_string_is(v, r->container_id) &&
+		    cj_member(a, "ifname", &v) && cj_string_is(v, r->ifname))
+			return true;
+	return false;
+}
+
+static int gc_one(struct cni_record *r, void *arg)
+{
+	struct gc_ctx *g = arg;
+
+	/* Other networks' attachments are theirs to collect. */
+	if (strcmp(r->network, g->c->name) || attachment_valid(g->c, r))
+		return 0;
+	g->failed |= remove_record(r, NULL, g->e) != 0;
+	return 0;	/* the others still go */
+}
+
+static int cmd_gc(const struct cni_conf *c, struct cni_err *e)
+{
+	struct gc_ctx g = { c, e, 0 };
+
+	if (!c->attachments.p)
+		return cni_fail(e, CNI_ERR_CONFIG, "invalid network config",
+				"GC without cni.dev/valid-attachments");
+	cni_state_each(gc_one, &g);
+	return g.failed ? -1 : 0;
+}
+
+static void print_version(const char *version)
+{
+	printf("{\"cniVersion\":\"%s\",\"supportedVersions\":[", version);
+	for (size_t i = 0; cni_versions[i]; i++)
+		printf("%s\"%s\"", i ? "," : "", cni_versions[i]);
+	printf("]}\n");
+}
+
+/* VERSION answers whatever the config: its cniVersion if this plugin speaks it. */
+static void cmd_version(const char *buf, size_t n)
+{
+	struct cj_span doc, v;
+	char version[16];
+	const char *why;
+
+	if (cj_parse(buf, n, &doc, &why) || !cj_member(doc, "cniVersion", &v) ||
+	    cj_string(v, version, sizeof(version)) || !cni_version_supported(version))
+		snprintf(version, sizeof(version), "1.1.0");
+	print_version(version);
+}
+
+/* Commands a config's version allows, as libcni's skel says. */
+static int version_allows(const struct cni_conf *c, const char *cmd, struct cni_err *e)
+{
+	const char *since = !strcmp(cmd, "CHECK") ? "0.4.0" :
+			    !strcmp(cmd, "GC") || !strcmp(cmd, "STATUS") ? "1.1.0" : "0.0.0";
+
+	if (cni_version_cmp(c->version, since) < 0)
+		return cni_fail(e, CNI_ERR_VERSION, "config version does not allow the command",
+				"%s needs cniVersion %s or later, the config has %s", cmd, since,
+				c->version);
+	return 0;
+}
+
+static int run(const char *cmd, const char *buf, size_t n, struct cni_conf *c, struct cni_err *e)
+{
+	struct cni_env env = { .command = cmd };
+
+	if (cni_conf_parse(buf, n, c, e) || version_allows(c, cmd, e) || read_env(&env, e))
+		return -1;
+	if (!strcmp(cmd, "ADD"))
+		return cmd_add(c, &env, e);
+	if (!strcmp(cmd, "DEL"))
+		return cmd_del(&env, e);
+	if (!strcmp(cmd, "CHECK"))
+		return cmd_check(c, &env, e);
+	if (!strcmp(cmd, "GC"))
+		return cmd_gc(c, e);
+	if (!strcmp(cmd, "STATUS"))
+		return pod_limit_ready(e);
+	return cni_fail(e, CNI_ERR_ENV, "unknown CNI_COMMAND", "'%s'", cmd);
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: bpfqdisc-bandwidth          a CNI plugin: CNI_COMMAND in the environment,\n"
+		"                                   the network config on stdin (SPEC.md 1.1.0)\n"
+		"       bpfqdisc-bandwidth conflist add [DIR | FILE]\n"
+		"                                   put the plugin in the node's conflist\n"
+		"                                   (default: the first of /etc/cni/net.d)\n"
+		"       bpfqdisc-bandwidth load     load the qdisc kinds pods need, if not loaded\n"
+		"       bpfqdisc-bandwidth pods [--prometheus]\n"
+		"                                   the pod each of its qdiscs is for\n"
+		"       bpfqdisc-bandwidth --version\n");
+}
+
+static int tool(int argc, char **argv)
+{
+	struct cni_err e = {};
+
+	if (!strcmp(argv[1], "conflist"))
+		return cni_cmd_conflist(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "pods"))
+		return cni_cmd_pods(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "load")) {
+		if (!pod_limit_ready(&e))
+			return 0;
+		fprintf(stderr, "bpfqdisc-bandwidth: %s: %s\n", e.msg, e.details);
+		return BQ_EXIT_FAIL;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("bpfqdisc-bandwidth %s, CNI protocol versions 0.3.1, 0.4.0, 1.0.0, 1.1.0\n",
+		       BQ_VERSION);
+		return 0;
+	}
+	usage(strcmp(argv[1], "--help") && strcmp(argv[1], "-h") ? stderr : stdout);
+	return strcmp(argv[1], "--help") && strcmp(argv[1], "-h") ? BQ_EXIT_USAGE : 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *cmd = getenv("CNI_COMMAND");
+	struct cni_err e = {};
+	struct cni_conf c = {};
+	size_t n;
+	char *buf;
+	int err;
+
+	bq_print_to_stderr("bpfqdisc-bandwidth");
+	bq_quiet_libbpf();
+	if (argc > 1)
+		return tool(argc, argv);
+	if (!cmd || !cmd[0]) {
+		usage(stderr);
+		return BQ_EXIT_USAGE;
+	}
+	err = read_stdin(&buf, &n, &e);
+	if (!err && !strcmp(cmd, "VERSION")) {
+		cmd_version(buf, n);
+		free(buf);
+		return 0;
+	}
+	if (!err)
+		err = run(cmd, buf, n, &c, &e);
+	if (err)
+		cni_err_print(stdout, c.version, &e);
+	fflush(stdout);
+	free(buf);
+	return err ? BQ_EXIT_FAIL : 0;
+}
