@@ -98,25 +98,43 @@ static struct pod_police_key key_of(int ifindex)
 	return (struct pod_police_key){ .netns_cookie = bq_self_netns_cookie(), .ifindex = ifindex };
 }
 
+/* The pinned map and program of the node's load. */
+struct police_fds {
+	int map, prog;
+};
+
+/* 0, or the error of the first pin that could not be opened (both fds -1 or open). */
+static int police_open(struct police_fds *f)
+{
+	f->map = open_pin(POLICE_MAP);
+	f->prog = f->map < 0 ? -1 : open_pin(POLICE_PROG);
+	return f->map < 0 ? f->map : f->prog < 0 ? f->prog : 0;
+}
+
+static void police_close(struct police_fds *f)
+{
+	if (f->map >= 0)
+		close(f->map);
+	if (f->prog >= 0)
+		close(f->prog);
+}
+
 int police_apply(int ifindex, uint64_t rate, uint64_t burst)
 {
 	LIBBPF_OPTS(bpf_prog_attach_opts, o, .flags = BPF_F_BEFORE);
 	struct pod_police_key key = key_of(ifindex);
 	struct pod_police val = { .rate = rate, .burst = burst };
-	int map = open_pin(POLICE_MAP), prog = map < 0 ? map : open_pin(POLICE_PROG), err = prog;
+	struct police_fds f;
+	int err = police_open(&f);
 
-	if (prog >= 0 && bpf_map_update_elem(map, &key, &val, BPF_ANY))
+	if (err)
+		;
+	else if (bpf_map_update_elem(f.map, &key, &val, BPF_ANY))
 		err = bq_error(-errno, "pod_police's entry: %s", strerror(errno));
 	/* A repeated ADD finds it attached: EEXIST. */
-	else if (prog >= 0 && bpf_prog_attach_opts(prog, ifindex, BPF_TCX_INGRESS, &o) &&
-		 errno != EEXIST)
+	else if (bpf_prog_attach_opts(f.prog, ifindex, BPF_TCX_INGRESS, &o) && errno != EEXIST)
 		err = bq_error(-errno, "pod_police at tcx ingress: %s", strerror(errno));
-	else if (prog >= 0)
-		err = 0;
-	if (map >= 0)
-		close(map);
-	if (prog >= 0)
-		close(prog);
+	police_close(&f);
 	return err;
 }
 
@@ -141,24 +159,20 @@ int police_check(int ifindex, const char *dev, uint64_t rate, uint64_t burst)
 {
 	struct pod_police_key key = key_of(ifindex);
 	struct pod_police val;
-	int map = open_pin(POLICE_MAP), prog = map < 0 ? map : open_pin(POLICE_PROG), err = prog;
+	struct police_fds f;
+	int err = police_open(&f);
 
-	if (prog < 0)
+	if (err)
 		;
-	else if (bpf_map_lookup_elem(map, &key, &val))
+	else if (bpf_map_lookup_elem(f.map, &key, &val))
 		err = bq_error(-ENOENT, "pod_police has no entry for %s", dev);
 	else if (val.rate != rate || val.burst != burst)
 		err = bq_error(-EINVAL, "pod_police holds %s to %llu B/s burst %llu B, not %llu B/s burst %llu B",
 			       dev, (unsigned long long)val.rate, (unsigned long long)val.burst,
 			       (unsigned long long)rate, (unsigned long long)burst);
-	else if (!attached(prog, ifindex))
+	else if (!attached(f.prog, ifindex))
 		err = bq_error(-ENOENT, "pod_police is not attached at %s's tcx ingress", dev);
-	else
-		err = 0;
-	if (map >= 0)
-		close(map);
-	if (prog >= 0)
-		close(prog);
+	police_close(&f);
 	return err;
 }
 
@@ -166,19 +180,18 @@ int police_remove(int ifindex)
 {
 	LIBBPF_OPTS(bpf_prog_detach_opts, o);
 	struct pod_police_key key = key_of(ifindex);
-	int map = open_pin(POLICE_MAP), prog = map < 0 ? map : open_pin(POLICE_PROG), err = 0;
+	struct police_fds f;
+	int err = 0;
 
-	if (prog < 0) {
-		if (map >= 0)
-			close(map);
+	if (police_open(&f)) {
+		police_close(&f);
 		return 0;	/* never loaded: nothing of it here */
 	}
-	if (bpf_map_delete_elem(map, &key) && errno != ENOENT)
+	if (bpf_map_delete_elem(f.map, &key) && errno != ENOENT)
 		err = bq_error(-errno, "pod_police's entry: %s", strerror(errno));
-	if (bpf_prog_detach_opts(prog, ifindex, BPF_TCX_INGRESS, &o) && errno != ENOENT &&
+	if (bpf_prog_detach_opts(f.prog, ifindex, BPF_TCX_INGRESS, &o) && errno != ENOENT &&
 	    errno != ENODEV && !err)
 		err = bq_error(-errno, "pod_police at tcx ingress: %s", strerror(errno));
-	close(map);
-	close(prog);
+	police_close(&f);
 	return err;
 }
