@@ -497,7 +497,7 @@ deb: $(BIN)/bpfqdisc $(BIN)/hbm $(BPF_OBJS) $(OUTPUT)/vmlinux.h $(LIB_SO) $(LIB_
 # from a copy of its source in that directory.
 OOT := $(abspath $(OUTPUT))/oot
 all: $(OOT)/myq.bpf.o $(OOT)/markq.bpf.o
-$(OOT)/myq.bpf.o: $(BIN)/bpfqdisc $(BIN)/hbm $(BIN)/tc/q_bpf.so $(BPF_OBJS) $(OUTPUT)/vmlinux.h $(FW_HEADERS) \
+$(OOT)/myq.bpf.o: $(BIN)/bpfqdisc $(BIN)/bpfqdisc-bandwidth $(BIN)/hbm $(BIN)/tc/q_bpf.so $(BPF_OBJS) $(OUTPUT)/vmlinux.h $(FW_HEADERS) \
 		$(LIB_SO) $(LIB_A) tools/bpfqdisc.pc.in tools/libbpfqdisc.pc.in
 	$(call msg,OOT,$@)
 	$(Q)rm -rf $(OOT) && mkdir -p $(OOT)/work
@@ -562,7 +562,7 @@ $(OOT_FROZEN): $(OOT)/%.bpf.o: selftests/oot/%.bpf.c $(OOT)/myq.bpf.o
 # install: two make installs at once would write the same generated files.
 README_STAGE := $(abspath $(OUTPUT))/readme
 all: $(README_STAGE)/root
-$(README_STAGE)/root: $(BIN)/bpfqdisc $(BIN)/hbm $(BIN)/tc/q_bpf.so $(BPF_OBJS) $(OUTPUT)/vmlinux.h \
+$(README_STAGE)/root: $(BIN)/bpfqdisc $(BIN)/bpfqdisc-bandwidth $(BIN)/hbm $(BIN)/tc/q_bpf.so $(BPF_OBJS) $(OUTPUT)/vmlinux.h \
 		$(LIB_SO) $(LIB_A) $(FW_HEADERS) tools/bpfqdisc.pc.in tools/libbpfqdisc.pc.in tools/bpfqdisc@.service \
 		$(OOT)/myq.bpf.o
 	$(call msg,STAGE,$@)
