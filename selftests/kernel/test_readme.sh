@@ -41,9 +41,10 @@ EOT
 )
 
 # README's commands: the lines of its ``` blocks without a language (or
-# sh), comments and blank lines left out.
+# sh), comments and blank lines left out; a block in another language
+# (yaml) is skipped to its closing fence.
 readme_commands() {
-	awk '/^```/ { if (inblock) { inblock = 0 } else if ($0 ~ /^```(sh|shell)?$/) { inblock = 1 } else { other = 1 }; next }
+	awk '/^```/ { if (inblock) { inblock = 0 } else if (other) { other = 0 } else if ($0 ~ /^```(sh|shell)?$/) { inblock = 1 } else { other = 1 }; next }
 	     inblock { sub(/[ \t]+#.*$/, ""); sub(/^#.*$/, ""); sub(/[ \t]+$/, ""); if ($0 != "") print }' "$README"
 }
 
@@ -93,7 +94,7 @@ while IFS= read -r cmd; do
 	install)
 		[ -d "$STAGE" ] || fail "no $STAGE: make stages README's install on the host"
 		installed=1
-		cp -a "$STAGE/." / || fail "$cmd: copying $STAGE onto / failed"
+		cp -af "$STAGE/." / || fail "$cmd: copying $STAGE onto / failed"
 		;;
 	vm)
 		out=$(PATH=$W/bin:$PATH nsenter --net=/run/netns/readme dash -c "$cmd" 2>&1) ||
