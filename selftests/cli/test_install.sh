@@ -14,6 +14,13 @@ skip() { echo "SKIP cli/$1: $2"; }
 verdict() { # name problems: PASS when there are none
 	if [ -z "$2" ]; then pass "$1"; else fail "$1" "${2# }"; fi
 }
+# name, the words a man page must cover (none found fails), where they come
+# from, the page, what it lacks
+man_verdict() {
+	if [ -z "$2" ]; then fail "$1" "found no $3"
+	elif [ -n "$5" ]; then fail "$1" "$4 lacks:$5"
+	else pass "$1"; fi
+}
 
 out=$(mk install DESTDIR="$D" PREFIX=$PREFIX 2>&1)
 rc=$?
@@ -169,13 +176,7 @@ done
 for o in $opts; do
 	printf '%s\n' "$man" | grep -q -- "$o" || why="$why option $o;"
 done
-if [ -z "$cmds" ]; then
-	fail man_covers_cli "found no commands in bpfqdisc --help"
-elif [ -n "$why" ]; then
-	fail man_covers_cli "docs/bpfqdisc.8 lacks:$why"
-else
-	pass man_covers_cli
-fi
+man_verdict man_covers_cli "$cmds" "commands in bpfqdisc --help" docs/bpfqdisc.8 "$why"
 
 # hbm's man page in step with hbm -h: each option of its usage lines.
 hbm_opts=$("$D$PREFIX/sbin/hbm" -h 2>&1 | sed -n '/^$/q; p' | grep -o -- '-[-a-z_]*[a-z]' | sort -u)
@@ -184,13 +185,7 @@ why=
 for o in $hbm_opts; do
 	printf '%s\n' "$man" | grep -Eq -- "(^| )$o( |\$)" || why="$why $o;"
 done
-if [ -z "$hbm_opts" ]; then
-	fail man_covers_hbm "found no options in hbm -h"
-elif [ -n "$why" ]; then
-	fail man_covers_hbm "docs/hbm.8 lacks:$why"
-else
-	pass man_covers_hbm
-fi
+man_verdict man_covers_hbm "$hbm_opts" "options in hbm -h" docs/hbm.8 "$why"
 
 # Unit: it must name the installed binary, with the template filled in.
 if grep -q '@[A-Z]*@' "$UNIT"; then
