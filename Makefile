@@ -607,3 +607,11 @@ install-cni: $(BIN)/bpfqdisc-bandwidth
 	$(Q)$(INSTALL) -m 0755 $(BIN)/bpfqdisc-bandwidth $(DESTDIR)$(CNIBINDIR)/bpfqdisc-bandwidth
 # make deb's install runs one job at a time: build the plugin first, in parallel.
 deb: $(BIN)/bpfqdisc-bandwidth
+
+# make image [DEB_DIR=.output]: the DaemonSet's image (deploy/kubernetes/),
+# bpfqdisc-image_$(VERSION).tar, an OCI archive named
+# docker.io/bpfqdisc/bpfqdisc:$(VERSION) (tools/mkimage).
+.PHONY: image
+image: $(BIN)/bpfqdisc $(BIN)/bpfqdisc-bandwidth
+	$(call msg,IMAGE,$(DEB_DIR)/bpfqdisc-image_$(VERSION).tar)
+	$(Q)tools/mkimage $(DEB_DIR)/bpfqdisc-image_$(VERSION).tar $(VERSION)
