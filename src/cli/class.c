@@ -22,11 +22,6 @@ const char class_help[] =
 	"      The aggregates a qdisc with classes has seen, their fields and counters.\n"
 	;
 
-static int do_help(int argc, char **argv)
-{
-	return cli_help(class_help);
-}
-
 /* dev DEV [root | parent X:Y | handle X:] [SELECTOR VALUE] [FIELD VALUE ...] [-j] */
 static int parse_args(int argc, char **argv, struct bq_class_req *r)
 {
@@ -141,14 +136,11 @@ static int show_none(int argc, char **argv)
 int do_class(int argc, char **argv)
 {
 	static const struct cmd cmds[] = {
-		{ "", show_none },
-		{ "show", run }, { "list", run }, { "ls", run },
-		{ "add", run }, { "change", run }, { "del", run },
-		{ "help", do_help },
+		{ "", show_none, NULL },
+		{ "show", run, NULL }, { "list", run, NULL }, { "ls", run, NULL },
+		{ "add", run, NULL }, { "change", run, NULL }, { "del", run, NULL },
 		{ NULL },
 	};
 
-	if (cli_wants_help(argc, argv))
-		return do_help(argc, argv);
 	return cmd_select(cmds, argc - 1, argv + 1, "class command", "add, change, del, show");
 }

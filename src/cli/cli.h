@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * bpfqdisc's commands, one file each (as bpftool's): a file's do_NAME()
- * runs the command, its cmds[] the verbs if it has several, its do_help()
- * its part of the help.
+ * runs the command, its cmds[] the verbs if it has several, its NAME_help[]
+ * its part of the help, which main.c's table of commands carries.
  */
 #ifndef BQ_CLI_H
 #define BQ_CLI_H
@@ -14,17 +14,15 @@
 struct cmd {
 	const char *name;
 	int (*fn)(int argc, char **argv);
+	const char *help;	/* its lines of bpfqdisc --help, if it has its own */
 };
 /*
  * Runs the verb argv[0] names among cmds (ending with { NULL }), with the
- * words after it; the first of cmds without one. Else says "unknown WHAT
- * 'VERB' (HINT)".
+ * words after it; the first of cmds without one. A verb with help shows it
+ * instead when the words ask for it: -h or --help anywhere, or help first.
+ * Else says "unknown WHAT 'VERB' (HINT)".
  */
 int cmd_select(const struct cmd *cmds, int argc, char **argv, const char *what, const char *hint);
-/* Whether argv asks for help: -h or --help anywhere, or help first. */
-bool cli_wants_help(int argc, char **argv);
-/* Prints help (a command's lines of bpfqdisc --help) under "Usage:"; 0. */
-int cli_help(const char *help);
 /*
  * The place of a qdisc in tc's words, the one parser of them: "dev DEV",
  * "root", "parent X:Y", "handle X:" at argv[*i]. 1 and *i past them if it

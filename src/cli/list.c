@@ -11,11 +11,6 @@ const char list_help[] =
 	"      Show every kind, whether it is loaded, its defaults and its live qdiscs.\n"
 	;
 
-static int do_help(int argc, char **argv)
-{
-	return cli_help(list_help);
-}
-
 static void print_params(const struct bq_param_set *set, const struct bq_params *val)
 {
 	char buf[32];
@@ -147,8 +142,6 @@ int do_list(int argc, char **argv)
 	bool failed = false;
 	int err;
 
-	if (cli_wants_help(argc, argv))
-		return do_help(argc, argv);
 	err = bq_prepare(BQ_NEED_READ);
 	if (err)
 		return err;

@@ -26,11 +26,6 @@ const char load_help[] =
 	"      container's with CAP_NET_ADMIN (default 0: no cap).\n"
 	;
 
-static int do_help(int argc, char **argv)
-{
-	return cli_help(load_help);
-}
-
 static int parse_u32(const char *opt, const char *text, __u32 min, __u32 *out)
 {
 	const char *why;
@@ -58,8 +53,6 @@ int do_load(int argc, char **argv)
 	__u32 sized;
 	int c, li = 0, err;
 
-	if (cli_wants_help(argc, argv))
-		return do_help(argc, argv);
 	opterr = 0;
 	optind = 0;
 	while ((c = getopt_long(argc, argv, ":", opts, &li)) != -1) {

@@ -20,11 +20,6 @@ const char stats_help[] =
 	"      --prometheus writes the text format for node_exporter's textfile collector.\n"
 	;
 
-static int do_help(int argc, char **argv)
-{
-	return cli_help(stats_help);
-}
-
 enum fmt { FMT_TEXT, FMT_JSON, FMT_PROM };
 
 struct opts {
@@ -301,9 +296,6 @@ int do_qdisc_show(int argc, char **argv)
 int do_stats(int argc, char **argv)
 {
 	struct opts o = { .stats = true, .ours_only = true };
-
-	if (cli_wants_help(argc, argv))
-		return do_help(argc, argv);
 
 	return run(&o, argc, argv);
 }
