@@ -39,6 +39,38 @@ int place_ifindex(const struct place *p, int *ifindex);
 /* A handle as tc writes it: "root", "1:", "1:2". */
 const char *handle_str(__u32 h, char *buf, size_t len);
 
+/*
+ * Output (print.c), text or JSON from the same calls, as iproute2's
+ * json_print.h: each call writes a field's text form, with fmt, or its JSON
+ * member, key (NULL for an element of an array), as print_set_json() chose
+ * (text until then) and w allows: PRINT_TEXT only in text, PRINT_JSON only
+ * in JSON. A string is one word of text (bq_text_str()); print_string()
+ * with val NULL writes fmt alone as text, null as JSON. Objects and arrays
+ * are JSON's alone; closing the outermost ends the line.
+ */
+enum print_where { PRINT_TEXT = 1, PRINT_JSON = 2, PRINT_ANY = 3 };
+void print_set_json(bool on);
+void open_json_object(const char *key);
+void close_json_object(void);
+void open_json_array(const char *key);
+void close_json_array(void);
+void print_string(enum print_where w, const char *key, const char *fmt, const char *val);
+void print_uint(enum print_where w, const char *key, const char *fmt, unsigned long long val);
+/* Text: if_true or if_false as they are. */
+void print_bool(enum print_where w, const char *key, const char *if_false, const char *if_true,
+		bool val);
+/*
+ * Fields named by data (parameters, counters): text gets fmt with key and
+ * the value, as " %s %llu". print_value() gives text the value in its unit
+ * (bq_format_value(); " %s %s"), or zero (if not NULL or "") for 0, and
+ * JSON the number.
+ */
+void print_named_string(const char *fmt, const char *key, const char *val);
+void print_named_uint(const char *fmt, const char *key, unsigned long long val);
+void print_value(const char *fmt, const char *key, __u32 unit, __u64 val, const char *zero);
+/* Text: the end of a line. */
+void print_nl(void);
+
 /* The commands, and their lines of bpfqdisc --help. */
 int do_load(int argc, char **argv);
 int do_unload(int argc, char **argv);
