@@ -395,7 +395,7 @@ $(BIN)/hbm: $(HBM_SRCS) $(LIB_A) src/hbm/hbm_tool.h include/hbm.h $(OUTPUT)/hbm_
 # Harnesses that compile a CLI's source in (its parsers are static).
 $(BIN)/fuzz_hbm: $(HBM_SRCS) src/hbm/hbm_tool.h include/hbm.h $(OUTPUT)/hbm_cg.skel.h $(OUTPUT)/hbm_cg_edt.skel.h
 $(BIN)/fuzz_hbm: FUZZ_FLAGS += -DBQ_VERSION='"$(VERSION)"'
-$(BIN)/fuzz_class: src/cli/class.c src/cli/common.c src/cli/cli.h
+$(BIN)/fuzz_class: src/cli/class.c src/cli/common.c src/cli/print.c src/cli/cli.h
 # make install puts hbm beside bpfqdisc (its BPF objects are in BPF_OBJS),
 # with its man page.
 INSTALLED += $(SBINDIR)/hbm $(MAN8DIR)/hbm.8

@@ -50,39 +50,21 @@ static int parse_args(int argc, char **argv, struct bq_class_req *r)
 	return bq_class_place(r);
 }
 
-static void show_json(const struct bq_class_req *r, const struct bq_class_row *a)
+/* One aggregate: "SELECTOR NAME FIELD VALUE... [(default)] COUNTER N..." or a JSON object. */
+static void show_row(const struct bq_class_req *r, const struct bq_class_row *a)
 {
 	const struct bq_kind_classes *cl = r->cl;
 
-	printf("{\"dev\":");
-	bq_json_str(stdout, r->dev);
-	printf(",\"%s\":", bq_class_selectors[r->by]);
-	bq_json_str(stdout, a->name);
-	printf(",\"id\":%llu", (unsigned long long)a->id);
+	print_string(PRINT_JSON, "dev", NULL, r->dev);
+	print_named_string("%s %s", bq_class_selectors[r->by], a->name);
+	print_uint(PRINT_JSON, "id", NULL, a->id);
 	for (size_t i = 0; i < cl->nfields; i++)
-		printf(",\"%s\":%llu", cl->fields[i].name, (unsigned long long)a->val[i]);
-	printf(",\"class\":%s", a->class ? "true" : "false");
+		print_value(" %s %s", cl->fields[i].name, cl->fields[i].unit, a->val[i],
+			    cl->fields[i].zero);
+	print_bool(PRINT_ANY, "class", " (default)", "", a->class);
 	for (size_t i = 0; i < cl->ncounters; i++)
-		printf(",\"%s\":%llu", cl->counters[i].name, (unsigned long long)a->cnt[i]);
-	printf("}");
-}
-
-static void show_text(const struct bq_class_req *r, const struct bq_class_row *a)
-{
-	const struct bq_kind_classes *cl = r->cl;
-	char buf[32], shown[BQ_TEXT_LEN(sizeof(a->name))];
-
-	printf("%s %s", bq_class_selectors[r->by], bq_text_str(a->name, shown, sizeof(shown)));
-	for (size_t i = 0; i < cl->nfields; i++) {
-		const struct bq_class_field *f = &cl->fields[i];
-
-		printf(" %s %s", f->name, !a->val[i] && f->zero[0] ? f->zero :
-		       bq_format_value(f->unit, a->val[i], buf, sizeof(buf)));
-	}
-	printf("%s", a->class ? "" : " (default)");
-	for (size_t i = 0; i < cl->ncounters; i++)
-		printf(" %s %llu", cl->counters[i].name, (unsigned long long)a->cnt[i]);
-	printf("\n");
+		print_named_uint(" %s %llu", cl->counters[i].name, a->cnt[i]);
+	print_nl();
 }
 
 static int show(struct bq_class_req *r)
@@ -93,18 +75,14 @@ static int show(struct bq_class_req *r)
 
 	if (err)
 		return err;
-	if (r->json)
-		printf("[");
+	print_set_json(r->json);
+	open_json_array(NULL);
 	for (size_t i = 0; i < n; i++) {
-		if (r->json) {
-			printf("%s", i ? "," : "");
-			show_json(r, &v[i]);
-		} else {
-			show_text(r, &v[i]);
-		}
+		open_json_object(NULL);
+		show_row(r, &v[i]);
+		close_json_object();
 	}
-	if (r->json)
-		printf("]\n");
+	close_json_array();
 	free(v);
 	return 0;
 }

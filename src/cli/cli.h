@@ -68,6 +68,8 @@ void print_bool(enum print_where w, const char *key, const char *if_false, const
 void print_named_string(const char *fmt, const char *key, const char *val);
 void print_named_uint(const char *fmt, const char *key, unsigned long long val);
 void print_value(const char *fmt, const char *key, __u32 unit, __u64 val, const char *zero);
+/* A kind's parameters, val: " NAME VALUE" each (bpfqdisc list, qdisc show). */
+void print_params(const struct bq_param_set *set, const struct bq_params *val);
 /* Text: the end of a line. */
 void print_nl(void);
 

@@ -162,3 +162,9 @@ void print_nl(void)
 	if (!json)
 		putchar('\n');
 }
+
+void print_params(const struct bq_param_set *set, const struct bq_params *val)
+{
+	for (size_t i = 0; i < set->n; i++)
+		print_value(" %s %s", set->desc[i].name, set->desc[i].unit, val->v[i], NULL);
+}

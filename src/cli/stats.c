@@ -46,8 +46,7 @@ static void print_qdisc(const struct bq_qdisc_view *v, bool stats)
 	print_uint(PRINT_JSON, "netns", NULL, v->netns);
 	if (v->kind) {
 		open_json_object("options");
-		for (size_t i = 0; i < v->set.n; i++)
-			print_value(" %s %s", v->set.desc[i].name, v->set.desc[i].unit, v->set.val.v[i], NULL);
+		print_params(&v->set, &v->set.val);
 		close_json_object();
 	}
 	print_nl();
