@@ -16,8 +16,7 @@
 #include "lib.h"
 #include "pindir.h"
 
-/* The object's one struct_ops map of struct Qdisc_ops; NULL (said) if not one. */
-static struct bpf_map *qdisc_ops_map(struct bpf_object *obj, const char *path)
+struct bpf_map *bq_qdisc_ops_map(struct bpf_object *obj, const char *path)
 {
 	const struct btf *btf = bpf_object__btf(obj);
 	struct bpf_map *m, *found = NULL;
@@ -211,7 +210,7 @@ static const struct bq_kind *kind_of_object(const char *path, void *bytes, size_
 		bq_err("cannot open %s as a BPF object: %s", path, strerror(errno));
 		return NULL;
 	}
-	ops = qdisc_ops_map(obj, path);
+	ops = bq_qdisc_ops_map(obj, path);
 	plain = !bpf_object__find_map_by_name(obj, "bq_slots");
 	if (ops && !kind_name(obj, ops, path, name) && !check_kernel_btf(obj, ops, path) &&
 	    !check_new_kind(name)) {
