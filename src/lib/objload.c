@@ -195,7 +195,11 @@ static int check_names(const struct bq_kind *k, const struct bq_kind_meta *m)
 	return 0;
 }
 
-/* The kind an object file makes, checked, with its tables; NULL (said) on error. */
+/*
+ * The kind an object file makes, checked, with its tables; NULL (said) on
+ * error. It takes bytes, the file's: a kind in bq_kinds keeps them (one
+ * refused by check_names() too, as it stays there), else they are freed.
+ */
 static const struct bq_kind *kind_of_object(const char *path, void *bytes, size_t len)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, opts, .object_name = "object");
@@ -208,6 +212,7 @@ static const struct bq_kind *kind_of_object(const char *path, void *bytes, size_
 
 	if (!obj) {
 		bq_err("cannot open %s as a BPF object: %s", path, strerror(errno));
+		free(bytes);
 		return NULL;
 	}
 	ops = bq_qdisc_ops_map(obj, path);
@@ -216,10 +221,14 @@ static const struct bq_kind *kind_of_object(const char *path, void *bytes, size_
 	    !check_new_kind(name)) {
 		abs = realpath(path, NULL);
 		k = bq_kinds_add(name, abs ?: path, bytes, len, plain);
-		if (!k)
+		if (!k) {
 			bq_err("too many kinds loaded from files (%d)", BQ_MAX_LOADED);
+			free(abs);
+		}
 	}
 	bpf_object__close(obj);
+	if (!k)
+		free(bytes);
 	/* A framework object is refused if its tables would be misread. */
 	return k && (plain || ((meta = bq_kind_meta(k)) && !check_names(k, meta))) ? k : NULL;
 }
@@ -233,9 +242,5 @@ int bq_kind_from_file(const char *path, const struct bq_kind **k)
 	if (err)
 		return err;
 	*k = kind_of_object(path, bytes, len);
-	if (!*k) {
-		free(bytes);
-		return -EINVAL;
-	}
-	return 0;
+	return *k ? 0 : -EINVAL;
 }
