@@ -24,6 +24,14 @@ struct cmd {
  */
 int cmd_select(const struct cmd *cmds, int argc, char **argv, const char *what, const char *hint);
 /*
+ * The next option of argv as getopt_long() reads it (optind = 0 before the
+ * first call), without its messages: the option's character, -1 past the
+ * last, or -EINVAL having said "OPT needs a value" or "UNKNOWN 'OPT'".
+ */
+struct option;
+int cli_getopt(int argc, char **argv, const char *shortopts, const struct option *opts, int *li,
+	       const char *unknown);
+/*
  * The place of a qdisc in tc's words, the one parser of them: "dev DEV",
  * "root", "parent X:Y", "handle X:" at argv[*i]. 1 and *i past them if it
  * took words, 0 if argv[*i] is none of them, or -EINVAL (said).

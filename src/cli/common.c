@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-/* What bpfqdisc's commands share: dispatch, help, tc's words for a place. */
+/* What bpfqdisc's commands share: dispatch, help, options, tc's words for a place. */
+#include <getopt.h>
 #include <net/if.h>
 #include <stdio.h>
 #include <string.h>
@@ -29,6 +30,20 @@ int cmd_select(const struct cmd *cmds, int argc, char **argv, const char *what, 
 		return 0;
 	}
 	return bq_invalid("unknown %s '%s' (%s)", what, argv[0], hint);
+}
+
+int cli_getopt(int argc, char **argv, const char *shortopts, const struct option *opts, int *li,
+	       const char *unknown)
+{
+	int c;
+
+	opterr = 0;
+	c = getopt_long(argc, argv, shortopts, opts, li);
+	if (c == ':')
+		return bq_invalid("%s needs a value", argv[optind - 1]);
+	if (c == '?')
+		return bq_invalid("%s '%s'", unknown, argv[optind - 1]);
+	return c;
 }
 
 int parse_place(int argc, char **argv, int *i, struct place *p)

@@ -211,13 +211,10 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	__u64 secs;
 	int c, i;
 
-	opterr = 0;
 	optind = 0;
-	while ((c = getopt_long(argc, argv, ":sj", opts, NULL)) != -1) {
-		if (c == ':')
-			return bq_invalid("%s needs a value", argv[optind - 1]);
-		if (c == '?')
-			return bq_invalid("unexpected '%s'", argv[optind - 1]);
+	while ((c = cli_getopt(argc, argv, ":sj", opts, NULL, "unexpected")) != -1) {
+		if (c < 0)
+			return c;
 		if (c == 's')
 			o->stats = true;
 		else if (c == 'j')

@@ -18,11 +18,10 @@ int do_unload(int argc, char **argv)
 	unsigned int flags = 0;
 	int c, err;
 
-	opterr = 0;
 	optind = 0;
-	while ((c = getopt_long(argc, argv, ":f", opts, NULL)) != -1) {
-		if (c == '?')
-			return bq_invalid("unknown option '%s'", argv[optind - 1]);
+	while ((c = cli_getopt(argc, argv, ":f", opts, NULL, "unknown option")) != -1) {
+		if (c < 0)
+			return c;
 		flags |= BQ_UNLOAD_FORCE;
 	}
 	if (optind + 1 < argc)
