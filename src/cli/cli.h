@@ -52,9 +52,10 @@ const char *handle_str(__u32 h, char *buf, size_t len);
  * json_print.h: each call writes a field's text form, with fmt, or its JSON
  * member, key (NULL for an element of an array), as print_set_json() chose
  * (text until then) and w allows: PRINT_TEXT only in text, PRINT_JSON only
- * in JSON. A string is one word of text (bq_text_str()); print_string()
- * with val NULL writes fmt alone as text, null as JSON. Objects and arrays
- * are JSON's alone; closing the outermost ends the line.
+ * in JSON (its fmt may be NULL). A string is one word of text
+ * (bq_text_str()); print_string() with val NULL writes fmt alone as text,
+ * null as JSON. Objects and arrays are JSON's alone; closing the outermost
+ * ends the line.
  */
 enum print_where { PRINT_TEXT = 1, PRINT_JSON = 2, PRINT_ANY = 3 };
 void print_set_json(bool on);
@@ -68,8 +69,9 @@ void print_uint(enum print_where w, const char *key, const char *fmt, unsigned l
 void print_bool(enum print_where w, const char *key, const char *if_false, const char *if_true,
 		bool val);
 /*
- * Fields named by data (parameters, counters): text gets fmt with key and
- * the value, as " %s %llu". print_value() gives text the value in its unit
+ * Fields named by data (parameters, counters), in both formats: text gets
+ * fmt with key and the value, as " %s %llu". print_value() gives text the
+ * value in its unit
  * (bq_format_value(); " %s %s"), or zero (if not NULL or "") for 0, and
  * JSON the number.
  */

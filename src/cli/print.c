@@ -11,11 +11,11 @@
 #include <string.h>
 #include "cli.h"
 
-#define MAX_DEPTH	8
+#define MAX_DEPTH	8	/* bpfqdisc's output nests 3 deep */
 
 static bool json;
 static int depth;			/* JSON objects and arrays open */
-static bool has_members[MAX_DEPTH];	/* whether the one at each depth has any yet */
+static bool has_members[MAX_DEPTH + 1];	/* whether the one open at each depth has any yet */
 
 void print_set_json(bool on)
 {
@@ -30,10 +30,11 @@ static bool here(enum print_where w)
 /* JSON: what goes before a member (its key, if it has one) or an element. */
 static void member(const char *key)
 {
-	if (depth && has_members[depth - 1])
+	bool *any = &has_members[depth < MAX_DEPTH ? depth : MAX_DEPTH];
+
+	if (*any)
 		putchar(',');
-	if (depth)
-		has_members[depth - 1] = true;
+	*any = true;
 	if (key) {
 		bq_json_str(stdout, key);
 		putchar(':');
@@ -46,9 +47,8 @@ static void open_json(const char *key, char brace)
 		return;
 	member(key);
 	putchar(brace);
-	if (depth < MAX_DEPTH)
-		has_members[depth] = false;
 	depth++;
+	has_members[depth < MAX_DEPTH ? depth : MAX_DEPTH] = false;
 }
 
 static void close_json(char brace)
@@ -56,8 +56,10 @@ static void close_json(char brace)
 	if (!json)
 		return;
 	putchar(brace);
-	if (--depth == 0)
+	if (--depth == 0) {
 		putchar('\n');
+		has_members[0] = false;	/* the next document starts afresh */
+	}
 }
 
 void open_json_object(const char *key)
@@ -90,11 +92,11 @@ void print_string(enum print_where w, const char *key, const char *fmt, const ch
 			bq_json_str(stdout, val);
 		else
 			printf("null");
-	} else if (val) {
+	} else if (fmt && val) {
 		char word[BQ_TEXT_LEN(strlen(val))];
 
 		printf(fmt, bq_text_str(val, word, sizeof(word)));
-	} else {
+	} else if (fmt) {
 		fputs(fmt, stdout);
 	}
 }
@@ -106,7 +108,7 @@ void print_uint(enum print_where w, const char *key, const char *fmt, unsigned l
 	if (json) {
 		member(key);
 		printf("%llu", val);
-	} else {
+	} else if (fmt) {
 		printf(fmt, val);
 	}
 }
