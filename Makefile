@@ -224,7 +224,7 @@ all: $(BIN)/bpfqdisc_fwtest
 
 $(BIN)/test_%: selftests/unit/test_%.c $(LIB_A) | $(BIN)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) -Isrc/lib $(filter-out %.h,$^) $(LDLIBS) -o $@
+	$(Q)$(CC) $(CFLAGS) -Isrc/lib $(filter-out %.h %.a,$^) $(filter %.a,$^) $(LDLIBS) -o $@
 
 $(BIN)/%: selftests/progs/%.c | $(BIN)
 	$(call msg,CC,$@)
@@ -395,7 +395,7 @@ $(BIN)/hbm: $(HBM_SRCS) $(LIB_A) src/hbm/hbm_tool.h include/hbm.h $(OUTPUT)/hbm_
 # Harnesses that compile a CLI's source in (its parsers are static).
 $(BIN)/fuzz_hbm: $(HBM_SRCS) src/hbm/hbm_tool.h include/hbm.h $(OUTPUT)/hbm_cg.skel.h $(OUTPUT)/hbm_cg_edt.skel.h
 $(BIN)/fuzz_hbm: FUZZ_FLAGS += -DBQ_VERSION='"$(VERSION)"'
-$(BIN)/fuzz_class: src/cli/class.c src/cli/common.c src/cli/cli.h
+$(BIN)/fuzz_class: src/cli/class.c src/cli/common.c src/cli/print.c src/cli/cli.h
 # make install puts hbm beside bpfqdisc (its BPF objects are in BPF_OBJS),
 # with its man page.
 INSTALLED += $(SBINDIR)/hbm $(MAN8DIR)/hbm.8
@@ -418,6 +418,8 @@ install-tc: $(BIN)/tc/q_bpf.so
 	$(Q)$(INSTALL) -d $(DESTDIR)$(TCLIBDIR)
 	$(Q)$(INSTALL) -m 0644 $(BIN)/tc/q_bpf.so $(DESTDIR)$(TCLIBDIR)/q_bpf.so
 	$(Q)for k in $(KINDS); do ln -sf q_bpf.so $(DESTDIR)$(TCLIBDIR)/q_bpf_$$k.so; done
+# The CLI's print layer, tested natively (selftests/unit/test_print.c).
+$(BIN)/test_print: src/cli/print.c src/cli/cli.h
 # The framework parts tested natively (selftests/unit/test_parts.c).
 $(BIN)/test_parts: include/bq/ids.bpf.h include/bq/list.bpf.h include/bq/keytab.bpf.h \
 		   include/bq/timeq.bpf.h

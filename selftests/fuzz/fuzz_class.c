@@ -8,12 +8,13 @@
  * the selector (mark, priority as a number or MAJOR:MINOR, cgroup path)
  * and the fields (bpf_hbm's rate: the library, with the registry's kinds,
  * is linked in, their objects embedded). Those parsers are static, so
- * src/cli/class.c (and the CLI's common.c) is compiled in.
+ * src/cli/class.c (and the CLI's common.c and print.c) is compiled in.
  * "dev lo" comes first, so that inputs without a device of their own get
  * past the device lookup to the selector and the rate.
  */
 #include "../../src/cli/class.c"
 #include "../../src/cli/common.c"
+#include "../../src/cli/print.c"
 #include <stdint.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -42,6 +42,30 @@ reasons=$("$BQ" -n a stats -j | jq -c '.[] | select(.dev == "vb2") | .bpf.drops 
 	fail "no flow_limit sample for bpf_fq: $("$BQ" -n a stats --prometheus | grep drops_total)"
 ! "$BQ" -n a stats --prometheus | grep -q 'kind="bpf_fifo",.*reason="flow_limit"' ||
 	fail "bpf_fifo has a flow_limit sample"
+# Text and JSON print each field with one call (src/cli/print.c): stats
+# says in text what stats -j says, rebuilt here from the JSON (options by
+# name: text gives their values in units). Two reads, so three tries.
+text_from_json='.[] | "qdisc \(.kind) \(.handle) dev \(.dev) \(if .parent == "root" then "root" else "parent \(.parent)" end)" +
+	([.options // {} | keys_unsorted[] | " \(.)"] | join("")),
+	" Sent \(.bytes) bytes \(.packets) pkt (dropped \(.drops), overlimits \(.overlimits) requeues \(.requeues))",
+	" backlog \(.backlog)b \(.qlen)p requeues \(.requeues)",
+	(.bpf // empty | " enqueued \(.enqueued) dequeued \(.dequeued) marks \(.marks) throttled \(.throttled) resets \(.resets)",
+	 " drops" + ([.drops | to_entries[] | " \(.key) \(.value)"] | join("")),
+	 ([del(.enqueued, .dequeued, .dequeued_bytes, .marks, .throttled, .resets, .drops) | to_entries[] |
+	   " \(.key) \(.value)"] | join("") | select(. != "")))'
+option_names='/^qdisc/ { n = $6 == "parent" ? 7 : 6; s = $1
+	for (i = 2; i <= NF; i++) if (i <= n || (i - n) % 2) s = s " " $i
+	print s; next } { print }'
+for try in 1 2 3; do
+	text=$("$BQ" -n a stats | awk "$option_names")
+	from_json=$("$BQ" -n a stats -j | jq -r "$text_from_json")
+	[ -n "$text" ] && [ "$text" = "$from_json" ] && break
+	[ $try = 3 ] && fail "stats and stats -j disagree: text
+$text
+JSON as text
+$from_json"
+	sleep 0.5
+done
 expect ip -n a link del vb2
 
 "$BQ" -n a stats --prometheus > /tmp/metrics

@@ -22,11 +22,6 @@ const char class_help[] =
 	"      The aggregates a qdisc with classes has seen, their fields and counters.\n"
 	;
 
-static int do_help(int argc, char **argv)
-{
-	return cli_help(class_help);
-}
-
 /* dev DEV [root | parent X:Y | handle X:] [SELECTOR VALUE] [FIELD VALUE ...] [-j] */
 static int parse_args(int argc, char **argv, struct bq_class_req *r)
 {
@@ -55,39 +50,21 @@ static int parse_args(int argc, char **argv, struct bq_class_req *r)
 	return bq_class_place(r);
 }
 
-static void show_json(const struct bq_class_req *r, const struct bq_class_row *a)
+/* One aggregate: "SELECTOR NAME FIELD VALUE... [(default)] COUNTER N..." or a JSON object. */
+static void show_row(const struct bq_class_req *r, const struct bq_class_row *a)
 {
 	const struct bq_kind_classes *cl = r->cl;
 
-	printf("{\"dev\":");
-	bq_json_str(stdout, r->dev);
-	printf(",\"%s\":", bq_class_selectors[r->by]);
-	bq_json_str(stdout, a->name);
-	printf(",\"id\":%llu", (unsigned long long)a->id);
+	print_string(PRINT_JSON, "dev", NULL, r->dev);
+	print_named_string("%s %s", bq_class_selectors[r->by], a->name);
+	print_uint(PRINT_JSON, "id", NULL, a->id);
 	for (size_t i = 0; i < cl->nfields; i++)
-		printf(",\"%s\":%llu", cl->fields[i].name, (unsigned long long)a->val[i]);
-	printf(",\"class\":%s", a->class ? "true" : "false");
+		print_value(" %s %s", cl->fields[i].name, cl->fields[i].unit, a->val[i],
+			    cl->fields[i].zero);
+	print_bool(PRINT_ANY, "class", " (default)", "", a->class);
 	for (size_t i = 0; i < cl->ncounters; i++)
-		printf(",\"%s\":%llu", cl->counters[i].name, (unsigned long long)a->cnt[i]);
-	printf("}");
-}
-
-static void show_text(const struct bq_class_req *r, const struct bq_class_row *a)
-{
-	const struct bq_kind_classes *cl = r->cl;
-	char buf[32], shown[BQ_TEXT_LEN(sizeof(a->name))];
-
-	printf("%s %s", bq_class_selectors[r->by], bq_text_str(a->name, shown, sizeof(shown)));
-	for (size_t i = 0; i < cl->nfields; i++) {
-		const struct bq_class_field *f = &cl->fields[i];
-
-		printf(" %s %s", f->name, !a->val[i] && f->zero[0] ? f->zero :
-		       bq_format_value(f->unit, a->val[i], buf, sizeof(buf)));
-	}
-	printf("%s", a->class ? "" : " (default)");
-	for (size_t i = 0; i < cl->ncounters; i++)
-		printf(" %s %llu", cl->counters[i].name, (unsigned long long)a->cnt[i]);
-	printf("\n");
+		print_named_uint(" %s %llu", cl->counters[i].name, a->cnt[i]);
+	print_nl();
 }
 
 static int show(struct bq_class_req *r)
@@ -98,18 +75,14 @@ static int show(struct bq_class_req *r)
 
 	if (err)
 		return err;
-	if (r->json)
-		printf("[");
+	print_set_json(r->json);
+	open_json_array(NULL);
 	for (size_t i = 0; i < n; i++) {
-		if (r->json) {
-			printf("%s", i ? "," : "");
-			show_json(r, &v[i]);
-		} else {
-			show_text(r, &v[i]);
-		}
+		open_json_object(NULL);
+		show_row(r, &v[i]);
+		close_json_object();
 	}
-	if (r->json)
-		printf("]\n");
+	close_json_array();
 	free(v);
 	return 0;
 }
@@ -141,14 +114,11 @@ static int show_none(int argc, char **argv)
 int do_class(int argc, char **argv)
 {
 	static const struct cmd cmds[] = {
-		{ "", show_none },
-		{ "show", run }, { "list", run }, { "ls", run },
-		{ "add", run }, { "change", run }, { "del", run },
-		{ "help", do_help },
+		{ "", show_none, NULL },
+		{ "show", run, NULL }, { "list", run, NULL }, { "ls", run, NULL },
+		{ "add", run, NULL }, { "change", run, NULL }, { "del", run, NULL },
 		{ NULL },
 	};
 
-	if (cli_wants_help(argc, argv))
-		return do_help(argc, argv);
 	return cmd_select(cmds, argc - 1, argv + 1, "class command", "add, change, del, show");
 }

@@ -1,21 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
-/* What bpfqdisc's commands share: dispatch, help, tc's words for a place. */
+/* What bpfqdisc's commands share: dispatch, help, options, tc's words for a place. */
+#include <getopt.h>
 #include <net/if.h>
 #include <stdio.h>
 #include <string.h>
 #include "cli.h"
 
-int cmd_select(const struct cmd *cmds, int argc, char **argv, const char *what, const char *hint)
-{
-	if (argc < 1)
-		return cmds[0].fn(argc, argv);
-	for (const struct cmd *c = cmds; c->name; c++)
-		if (!strcmp(argv[0], c->name))
-			return c->fn(argc, argv);
-	return bq_invalid("unknown %s '%s' (%s)", what, argv[0], hint);
-}
-
-bool cli_wants_help(int argc, char **argv)
+/* Whether argv asks for help: -h or --help anywhere, or help first. */
+static bool wants_help(int argc, char **argv)
 {
 	for (int i = 1; i < argc; i++)
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h") ||
@@ -24,10 +16,34 @@ bool cli_wants_help(int argc, char **argv)
 	return false;
 }
 
-int cli_help(const char *help)
+int cmd_select(const struct cmd *cmds, int argc, char **argv, const char *what, const char *hint)
 {
-	printf("Usage: bpfqdisc [-n NETNS]\n%s", help);
-	return 0;
+	if (argc < 1)
+		return cmds[0].fn(argc, argv);
+	for (const struct cmd *c = cmds; c->name; c++) {
+		if (strcmp(argv[0], c->name))
+			continue;
+		if (!c->help || !wants_help(argc, argv))
+			return c->fn(argc, argv);
+		/* The command's lines of bpfqdisc --help, under "Usage:". */
+		printf("Usage: bpfqdisc [-n NETNS]\n%s", c->help);
+		return 0;
+	}
+	return bq_invalid("unknown %s '%s' (%s)", what, argv[0], hint);
+}
+
+int cli_getopt(int argc, char **argv, const char *shortopts, const struct option *opts, int *li,
+	       const char *unknown)
+{
+	int c;
+
+	opterr = 0;
+	c = getopt_long(argc, argv, shortopts, opts, li);
+	if (c == ':')
+		return bq_invalid("%s needs a value", argv[optind - 1]);
+	if (c == '?')
+		return bq_invalid("%s '%s'", unknown, argv[optind - 1]);
+	return c;
 }
 
 int parse_place(int argc, char **argv, int *i, struct place *p)

@@ -11,20 +11,6 @@ const char list_help[] =
 	"      Show every kind, whether it is loaded, its defaults and its live qdiscs.\n"
 	;
 
-static int do_help(int argc, char **argv)
-{
-	return cli_help(list_help);
-}
-
-static void print_params(const struct bq_param_set *set, const struct bq_params *val)
-{
-	char buf[32];
-
-	for (size_t i = 0; i < set->n; i++)
-		printf(" %s %s", set->desc[i].name,
-		       bq_format_value(set->desc[i].unit, val->v[i], buf, sizeof(buf)));
-}
-
 static void print_handle(const char *what, __u32 h)
 {
 	if (h == 0xffffffff)
@@ -60,14 +46,14 @@ static void print_instance(const struct bq_kind *k, const struct bq_param_set *s
 {
 	const struct bq_instance *q = &ii->inst;
 	struct bq_params params;
-	char dev[IF_NAMESIZE], shown[BQ_TEXT_LEN(IF_NAMESIZE)];
+	char dev[IF_NAMESIZE];
 	__u64 drops = 0;
 	__u32 qlen;
 
 	for (int i = 0; i < BQ_MAX_DROPS; i++)
 		drops += q->cnt.drops[i];
 	if (q->where.netns_cookie == our_netns && if_indextoname(q->where.ifindex, dev))
-		printf("  dev %s", bq_text_str(dev, shown, sizeof(shown)));
+		print_string(PRINT_ANY, "dev", "  dev %s", dev);
 	else
 		printf("  ifindex %u netns %llu", q->where.ifindex,
 		       (unsigned long long)q->where.netns_cookie);
@@ -116,7 +102,6 @@ static void print_slots(const struct bq_kind *k, const struct bq_instance_info *
  */
 static int print_plain(const struct bq_kind *k)
 {
-	char shown[BQ_TEXT_LEN(IF_NAMESIZE)];
 	struct bq_qdisc_info *q;
 	size_t n;
 	int err = bq_nl_qdisc_list(0, &q, &n);
@@ -130,7 +115,7 @@ static int print_plain(const struct bq_kind *k)
 	for (size_t i = 0; i < n; i++) {
 		if (strcmp(q[i].kind, k->kind))
 			continue;
-		printf("  dev %s", bq_text_str(q[i].dev, shown, sizeof(shown)));
+		print_string(PRINT_ANY, "dev", "  dev %s", q[i].dev);
 		print_handle("handle", q[i].handle);
 		print_handle("parent", q[i].parent);
 		printf("\n    sent %llu bytes %llu pkt dropped %u overlimits %u requeues %u qlen %u\n",
@@ -147,8 +132,6 @@ int do_list(int argc, char **argv)
 	bool failed = false;
 	int err;
 
-	if (cli_wants_help(argc, argv))
-		return do_help(argc, argv);
 	err = bq_prepare(BQ_NEED_READ);
 	if (err)
 		return err;

@@ -26,11 +26,6 @@ const char load_help[] =
 	"      container's with CAP_NET_ADMIN (default 0: no cap).\n"
 	;
 
-static int do_help(int argc, char **argv)
-{
-	return cli_help(load_help);
-}
-
 static int parse_u32(const char *opt, const char *text, __u32 min, __u32 *out)
 {
 	const char *why;
@@ -58,25 +53,19 @@ int do_load(int argc, char **argv)
 	__u32 sized;
 	int c, li = 0, err;
 
-	if (cli_wants_help(argc, argv))
-		return do_help(argc, argv);
-	opterr = 0;
 	optind = 0;
-	while ((c = getopt_long(argc, argv, ":", opts, &li)) != -1) {
-		const char *opt = argv[optind - 1];
+	while ((c = cli_getopt(argc, argv, ":", opts, &li, "unknown option")) != -1) {
 		char flag[32];
 		__u32 *dst = c == 'm' ? &o.max_instances : c == 'r' ? &o.ring_slots :
 			     c == 'u' ? &o.userns_slots : c == 'U' ? &o.user_slots :
 			     c == 'N' ? &o.netns_slots : NULL;
 
+		if (c < 0)
+			return c;
 		if (c == 'g') {
 			o.flags |= BQ_LOAD_UNGUARDED;
 			continue;
 		}
-		if (c == ':')
-			return bq_invalid("%s needs a value", opt);
-		if (c == '?')
-			return bq_invalid("unknown option '%s'", opt);
 		/* Past "--ring-slots 1", argv[optind - 1] is the value, not the option. */
 		snprintf(flag, sizeof(flag), "--%s", opts[li].name);
 		/* A ring holds at least 2; the namespaces' slots may be none. */

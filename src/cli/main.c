@@ -4,20 +4,33 @@
 #include <string.h>
 #include "cli.h"
 
+static int do_help(int argc, char **argv);
+static int do_version(int argc, char **argv);
+static int no_command(int argc, char **argv);
+
+/* The commands; those with help have their lines of bpfqdisc --help, in this order. */
+static const struct cmd cmds[] = {
+	{ "", no_command, NULL },
+	{ "load", do_load, load_help }, { "unload", do_unload, unload_help },
+	{ "list", do_list, list_help }, { "params", do_params, params_help },
+	{ "qdisc", do_qdisc, qdisc_help }, { "class", do_class, class_help },
+	{ "stats", do_stats, stats_help }, { "new", do_new, new_help },
+	{ "help", do_help, NULL }, { "--help", do_help, NULL }, { "-h", do_help, NULL },
+	{ "--version", do_version, NULL },
+	{ NULL },
+};
+
 static int do_help(int argc, char **argv)
 {
-	static const char *const helps[] = {
-		load_help, unload_help, list_help, params_help, qdisc_help, class_help,
-		stats_help, new_help,
-	};
 	char names[256];
 
 	printf("Usage: bpfqdisc [-n NETNS] COMMAND [ARGS]\n"
 	       "\n"
 	       "  -n NETNS  work on devices of network namespace NETNS (as ip -n)\n"
 	       "\n");
-	for (size_t i = 0; i < sizeof(helps) / sizeof(helps[0]); i++)
-		fputs(helps[i], stdout);
+	for (const struct cmd *c = cmds; c->name; c++)
+		if (c->help)
+			fputs(c->help, stdout);
 	printf("  --version\n"
 	       "      Print bpfqdisc's version and the framework version it reads.\n"
 	       "\n"
@@ -56,15 +69,6 @@ static int no_command(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-	static const struct cmd cmds[] = {
-		{ "", no_command },
-		{ "load", do_load }, { "unload", do_unload }, { "list", do_list },
-		{ "params", do_params }, { "qdisc", do_qdisc }, { "class", do_class },
-		{ "stats", do_stats }, { "new", do_new }, { "help", do_help },
-		{ "--help", do_help }, { "-h", do_help }, { "--version", do_version },
-		{ NULL },
-	};
-
 	bq_print_to_stderr("bpfqdisc");
 	bq_quiet_libbpf();
 	bq_kinds_discover();

@@ -60,11 +60,6 @@ const char new_help[] =
 	"      built against the installed framework (pkg-config bpfqdisc).\n"
 	;
 
-static int do_help(int argc, char **argv)
-{
-	return cli_help(new_help);
-}
-
 int do_new(int argc, char **argv)
 {
 	char path[64];
@@ -72,8 +67,6 @@ int do_new(int argc, char **argv)
 	FILE *f;
 	int fd;
 
-	if (cli_wants_help(argc, argv))
-		return do_help(argc, argv);
 	if (argc != 2) {
 		bq_err("usage: bpfqdisc new NAME (writes NAME.bpf.c)");
 		return BQ_EXIT_USAGE;

@@ -10,11 +10,6 @@ const char params_help[] =
 	"      Show the parameters of KIND: unit, default and range.\n"
 	;
 
-static int do_help(int argc, char **argv)
-{
-	return cli_help(params_help);
-}
-
 static int max_int(int a, int b)
 {
 	return a > b ? a : b;
@@ -30,8 +25,6 @@ int do_params(int argc, char **argv)
 	bool any_auto = false;
 	int err;
 
-	if (cli_wants_help(argc, argv))
-		return do_help(argc, argv);
 	err = bq_kind_lookup(argc > 1 ? argv[1] : NULL, &k) ?: bq_kind_params(k, &set);
 	if (err)
 		return err;

@@ -14,11 +14,6 @@ const char qdisc_help[] =
 	"      Every qdisc, as tc shows it, with BPF qdiscs' parameters and counters.\n"
 	;
 
-static int do_help(int argc, char **argv)
-{
-	return cli_help(qdisc_help);
-}
-
 /* dev DEV [root | parent X:Y] [handle X:] [KIND] [PARAM VALUE]... */
 static int parse_req(int argc, char **argv, struct bq_qdisc_req *r, bool need_kind)
 {
@@ -68,13 +63,11 @@ static int write_qdisc(int argc, char **argv)
 int do_qdisc(int argc, char **argv)
 {
 	static const struct cmd cmds[] = {
-		{ "show", do_qdisc_show }, { "list", do_qdisc_show }, { "ls", do_qdisc_show },
-		{ "add", write_qdisc }, { "replace", write_qdisc }, { "change", write_qdisc },
-		{ "help", do_help },
+		{ "show", do_qdisc_show, NULL }, { "list", do_qdisc_show, NULL },
+		{ "ls", do_qdisc_show, NULL }, { "add", write_qdisc, NULL },
+		{ "replace", write_qdisc, NULL }, { "change", write_qdisc, NULL },
 		{ NULL },
 	};
 
-	if (cli_wants_help(argc, argv))
-		return do_help(argc, argv);
 	return cmd_select(cmds, argc - 1, argv + 1, "qdisc command", "add, replace, change, show");
 }

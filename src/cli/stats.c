@@ -20,11 +20,6 @@ const char stats_help[] =
 	"      --prometheus writes the text format for node_exporter's textfile collector.\n"
 	;
 
-static int do_help(int argc, char **argv)
-{
-	return cli_help(stats_help);
-}
-
 enum fmt { FMT_TEXT, FMT_JSON, FMT_PROM };
 
 struct opts {
@@ -35,83 +30,57 @@ struct opts {
 };
 
 
-static void print_text(const struct bq_qdisc_view *v, bool stats)
+/* One qdisc, as tc -s shows it with the BPF instance's parameters and counters, or tc -j. */
+static void print_qdisc(const struct bq_qdisc_view *v, bool stats)
 {
-	char h[16], p[16], val[32], kind[BQ_TEXT_LEN(sizeof(v->tc.kind))];
-	char dev[BQ_TEXT_LEN(sizeof(v->tc.dev))];
-
-	handle_str(v->tc.handle, h, sizeof(h));
-	handle_str(v->tc.parent, p, sizeof(p));
-	printf("qdisc %s %s dev %s %s%s", bq_text_str(v->tc.kind, kind, sizeof(kind)), h,
-	       bq_text_str(v->tc.dev, dev, sizeof(dev)),
-	       v->tc.parent == TC_H_ROOT ? "" : "parent ", p);
-	for (size_t i = 0; v->kind && i < v->set.n; i++)
-		printf(" %s %s", v->set.desc[i].name,
-		       bq_format_value(v->set.desc[i].unit, v->set.val.v[i], val, sizeof(val)));
-	printf("\n");
-	if (!stats)
-		return;
-	printf(" Sent %llu bytes %llu pkt (dropped %u, overlimits %u requeues %u)\n"
-	       " backlog %ub %up requeues %u\n",
-	       (unsigned long long)v->tc.bytes, (unsigned long long)v->tc.packets, v->tc.drops, v->tc.overlimits,
-	       v->tc.requeues, v->tc.backlog, v->tc.qlen, v->tc.requeues);
-	if (!v->kind)
-		return;
-	printf(" enqueued %llu dequeued %llu marks %llu throttled %llu resets %llu\n drops",
-	       (unsigned long long)v->inst.cnt.enqueued, (unsigned long long)v->inst.cnt.dequeued,
-	       (unsigned long long)v->inst.cnt.marks, (unsigned long long)v->inst.cnt.overlimits,
-	       (unsigned long long)v->inst.cnt.resets);
-	for (size_t i = 0; i < v->meta->ndrops; i++)
-		printf(" %s %llu", v->meta->drops[i].name, (unsigned long long)v->inst.cnt.drops[i]);
-	printf("\n");
-	if (v->meta->nxstats) {
-		for (size_t i = 0; i < v->meta->nxstats; i++)
-			printf(" %s %llu", v->meta->xstats[i].name, (unsigned long long)v->inst.cnt.x[i]);
-		printf("\n");
-	}
-}
-
-static void print_json(const struct bq_qdisc_view *v, bool stats)
-{
+	const struct bq_counters *c = &v->inst.cnt;
 	char h[16], p[16];
 
-	handle_str(v->tc.handle, h, sizeof(h));
-	handle_str(v->tc.parent, p, sizeof(p));
-	printf("{\"kind\":");
-	bq_json_str(stdout, v->tc.kind);
-	printf(",\"handle\":\"%s\",\"parent\":\"%s\",\"dev\":", h, p);
-	bq_json_str(stdout, v->tc.dev);
-	printf(",\"ifindex\":%d,\"netns\":%llu", v->tc.ifindex, (unsigned long long)v->netns);
+	print_string(PRINT_ANY, "kind", "qdisc %s", v->tc.kind);
+	print_string(PRINT_ANY, "handle", " %s", handle_str(v->tc.handle, h, sizeof(h)));
+	/* parent: JSON has it before dev, text after it (as tc), and "root" bare. */
+	print_string(PRINT_JSON, "parent", NULL, handle_str(v->tc.parent, p, sizeof(p)));
+	print_string(PRINT_ANY, "dev", " dev %s", v->tc.dev);
+	print_string(PRINT_TEXT, NULL, v->tc.parent == TC_H_ROOT ? " %s" : " parent %s", p);
+	print_uint(PRINT_JSON, "ifindex", NULL, v->tc.ifindex);
+	print_uint(PRINT_JSON, "netns", NULL, v->netns);
 	if (v->kind) {
-		printf(",\"options\":{");
-		for (size_t i = 0; i < v->set.n; i++)
-			printf("%s\"%s\":%llu", i ? "," : "", v->set.desc[i].name,
-			       (unsigned long long)v->set.val.v[i]);
-		printf("}");
+		open_json_object("options");
+		print_params(&v->set, &v->set.val);
+		close_json_object();
 	}
-	if (stats) {
-		printf(",\"bytes\":%llu,\"packets\":%llu,\"drops\":%u,\"overlimits\":%u,"
-		       "\"requeues\":%u,\"backlog\":%u,\"qlen\":%u",
-		       (unsigned long long)v->tc.bytes, (unsigned long long)v->tc.packets, v->tc.drops,
-		       v->tc.overlimits, v->tc.requeues, v->tc.backlog, v->tc.qlen);
-	}
-	if (stats && v->kind) {
-		const struct bq_counters *c = &v->inst.cnt;
-
-		printf(",\"bpf\":{\"enqueued\":%llu,\"dequeued\":%llu,\"dequeued_bytes\":%llu,"
-		       "\"marks\":%llu,\"throttled\":%llu,\"resets\":%llu,\"drops\":{",
-		       (unsigned long long)c->enqueued, (unsigned long long)c->dequeued,
-		       (unsigned long long)c->dequeued_bytes, (unsigned long long)c->marks,
-		       (unsigned long long)c->overlimits, (unsigned long long)c->resets);
-		for (size_t i = 0; i < v->meta->ndrops; i++)
-			printf("%s\"%s\":%llu", i ? "," : "", v->meta->drops[i].name,
-			       (unsigned long long)c->drops[i]);
-		printf("}");
-		for (size_t i = 0; i < v->meta->nxstats; i++)
-			printf(",\"%s\":%llu", v->meta->xstats[i].name, (unsigned long long)c->x[i]);
-		printf("}");
-	}
-	printf("}");
+	print_nl();
+	if (!stats)
+		return;
+	print_uint(PRINT_ANY, "bytes", " Sent %llu bytes", v->tc.bytes);
+	print_uint(PRINT_ANY, "packets", " %llu pkt", v->tc.packets);
+	print_uint(PRINT_ANY, "drops", " (dropped %llu", v->tc.drops);
+	print_uint(PRINT_ANY, "overlimits", ", overlimits %llu", v->tc.overlimits);
+	print_uint(PRINT_ANY, "requeues", " requeues %llu)\n", v->tc.requeues);
+	print_uint(PRINT_ANY, "backlog", " backlog %llub", v->tc.backlog);
+	print_uint(PRINT_ANY, "qlen", " %llup", v->tc.qlen);
+	print_uint(PRINT_TEXT, NULL, " requeues %llu\n", v->tc.requeues);	/* tc says it twice */
+	if (!v->kind)
+		return;
+	open_json_object("bpf");
+	print_uint(PRINT_ANY, "enqueued", " enqueued %llu", c->enqueued);
+	print_uint(PRINT_ANY, "dequeued", " dequeued %llu", c->dequeued);
+	print_uint(PRINT_JSON, "dequeued_bytes", NULL, c->dequeued_bytes);
+	print_uint(PRINT_ANY, "marks", " marks %llu", c->marks);
+	print_uint(PRINT_ANY, "throttled", " throttled %llu", c->overlimits);
+	print_uint(PRINT_ANY, "resets", " resets %llu", c->resets);
+	print_nl();
+	print_string(PRINT_TEXT, NULL, " drops", NULL);
+	open_json_object("drops");
+	for (size_t i = 0; i < v->meta->ndrops; i++)
+		print_named_uint(" %s %llu", v->meta->drops[i].name, c->drops[i]);
+	close_json_object();
+	print_nl();
+	for (size_t i = 0; i < v->meta->nxstats; i++)
+		print_named_uint(" %s %llu", v->meta->xstats[i].name, c->x[i]);
+	if (v->meta->nxstats)
+		print_nl();
+	close_json_object();
 }
 
 /*
@@ -213,16 +182,15 @@ static int show_once(const struct opts *o)
 	}
 	if (o->fmt == FMT_PROM) {
 		print_prom(v, n);
-	} else if (o->fmt == FMT_JSON) {
-		printf("[");
-		for (size_t i = 0; i < n; i++) {
-			printf(i ? "," : "");
-			print_json(&v[i], o->stats);
-		}
-		printf("]\n");
 	} else {
-		for (size_t i = 0; i < n; i++)
-			print_text(&v[i], o->stats);
+		print_set_json(o->fmt == FMT_JSON);
+		open_json_array(NULL);
+		for (size_t i = 0; i < n; i++) {
+			open_json_object(NULL);
+			print_qdisc(&v[i], o->stats);
+			close_json_object();
+		}
+		close_json_array();
 	}
 	free(v);
 	fflush(stdout);
@@ -243,13 +211,10 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	__u64 secs;
 	int c, i;
 
-	opterr = 0;
 	optind = 0;
-	while ((c = getopt_long(argc, argv, ":sj", opts, NULL)) != -1) {
-		if (c == ':')
-			return bq_invalid("%s needs a value", argv[optind - 1]);
-		if (c == '?')
-			return bq_invalid("unexpected '%s'", argv[optind - 1]);
+	while ((c = cli_getopt(argc, argv, ":sj", opts, NULL, "unexpected")) != -1) {
+		if (c < 0)
+			return c;
 		if (c == 's')
 			o->stats = true;
 		else if (c == 'j')
@@ -301,9 +266,6 @@ int do_qdisc_show(int argc, char **argv)
 int do_stats(int argc, char **argv)
 {
 	struct opts o = { .stats = true, .ours_only = true };
-
-	if (cli_wants_help(argc, argv))
-		return do_help(argc, argv);
 
 	return run(&o, argc, argv);
 }

@@ -11,11 +11,6 @@ const char unload_help[] =
 	"      --force; live ones keep working until deleted.\n"
 	;
 
-static int do_help(int argc, char **argv)
-{
-	return cli_help(unload_help);
-}
-
 int do_unload(int argc, char **argv)
 {
 	static const struct option opts[] = { { "force", no_argument, NULL, 'f' }, {} };
@@ -23,13 +18,10 @@ int do_unload(int argc, char **argv)
 	unsigned int flags = 0;
 	int c, err;
 
-	if (cli_wants_help(argc, argv))
-		return do_help(argc, argv);
-	opterr = 0;
 	optind = 0;
-	while ((c = getopt_long(argc, argv, ":f", opts, NULL)) != -1) {
-		if (c == '?')
-			return bq_invalid("unknown option '%s'", argv[optind - 1]);
+	while ((c = cli_getopt(argc, argv, ":f", opts, NULL, "unknown option")) != -1) {
+		if (c < 0)
+			return c;
 		flags |= BQ_UNLOAD_FORCE;
 	}
 	if (optind + 1 < argc)

@@ -14,29 +14,25 @@ static const char *const verdict_names[HBM_VERDICTS] = {
 	[HBM_PASS_CN] = "ALLOW_PKT_CWR",
 };
 
+/*
+ * Adds CPU c's statistics to t. Every field of struct hbm_stats is 64 bits
+ * (include/hbm.h): each adds as a __u64 word, sum_credit too (two's
+ * complement), but for the times of the first and last packet, a min and a
+ * max.
+ */
 static void stats_add(struct hbm_stats *t, const struct hbm_stats *c)
 {
-	/* Every counter is a __u64 except sum_credit; times are min/max. */
-	t->pkts += c->pkts;
-	t->bytes += c->bytes;
-	t->pkts_marked += c->pkts_marked;
-	t->bytes_marked += c->bytes_marked;
-	t->pkts_dropped += c->pkts_dropped;
-	t->bytes_dropped += c->bytes_dropped;
-	t->pkts_ecn_ce += c->pkts_ecn_ce;
-	for (int v = 0; v < HBM_VERDICTS; v++)
-		t->verdicts[v] += c->verdicts[v];
-	t->sum_cwnd += c->sum_cwnd;
-	t->cnt_cwnd += c->cnt_cwnd;
-	t->sum_rtt_us += c->sum_rtt_us;
-	t->cnt_rtt += c->cnt_rtt;
-	t->sum_credit += c->sum_credit;
-	t->pkts_exempt += c->pkts_exempt;
-	t->pkts_turn += c->pkts_turn;
-	if (c->first_ns && (!t->first_ns || c->first_ns < t->first_ns))
-		t->first_ns = c->first_ns;
-	if (c->last_ns > t->last_ns)
-		t->last_ns = c->last_ns;
+	_Static_assert(sizeof(*t) % sizeof(__u64) == 0, "struct hbm_stats: 64-bit fields only");
+	bool earlier = c->first_ns && (!t->first_ns || c->first_ns < t->first_ns);
+	__u64 first = earlier ? c->first_ns : t->first_ns;
+	__u64 last = c->last_ns > t->last_ns ? c->last_ns : t->last_ns;
+	__u64 *tw = (__u64 *)t;
+	const __u64 *cw = (const __u64 *)c;
+
+	for (size_t i = 0; i < sizeof(*t) / sizeof(__u64); i++)
+		tw[i] += cw[i];
+	t->first_ns = first;
+	t->last_ns = last;
 }
 
 int hbm_stats_read(int map_fd, struct hbm_stats *out)

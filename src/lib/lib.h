@@ -60,6 +60,10 @@ const char *bq_kind_names(char *buf, size_t len);
 /* The kind of the object file at path (objload.c), checked, in bq_kinds but
  * not loaded, into *k; 0 or -errno. */
 int bq_kind_from_file(const char *path, const struct bq_kind **k);
+/* The one struct_ops map of struct Qdisc_ops of obj (from path, which
+ * messages name); NULL (said) if it has none or more. */
+struct bpf_object;
+struct bpf_map *bq_qdisc_ops_map(struct bpf_object *obj, const char *path);
 /* The value of a kind's pinned bq_object map: this, then the object's bytes. */
 struct bq_object_hdr {
 	char path[256];

@@ -197,16 +197,6 @@ static int size_maps(const struct bq_kind *k, struct bpf_object *obj, const stru
 	return 0;
 }
 
-static struct bpf_map *struct_ops_map(struct bpf_object *obj)
-{
-	struct bpf_map *m;
-
-	bpf_object__for_each_map(m, obj)
-		if (bpf_map__type(m) == BPF_MAP_TYPE_STRUCT_OPS)
-			return m;
-	return NULL;
-}
-
 /* Unpins the kind's pins that which() picks by their name and path. */
 static void unpin_some(const struct bq_kind *k,
 		       bool (*which)(const struct bq_kind *k, const char *name, const char *path))
@@ -574,7 +564,7 @@ static int load_failed(const struct bq_kind *k, int err)
 /* Registers the kind's struct_ops: its link, or NULL (said). */
 static struct bpf_link *register_kind(const struct bq_kind *k, struct bpf_object *obj)
 {
-	struct bpf_map *ops = struct_ops_map(obj);
+	struct bpf_map *ops = bq_qdisc_ops_map(obj, k->path ?: k->kind);
 	struct bpf_link *link = ops ? bpf_map__attach_struct_ops(ops) : NULL;
 
 	if (!link)
@@ -616,7 +606,7 @@ static int pin_object(const struct bq_kind *k)
 static int load_plain(const struct bq_kind *k)
 {
 	struct bpf_object *obj = open_kind(k);
-	struct bpf_map *ops = obj ? struct_ops_map(obj) : NULL;
+	struct bpf_map *ops = obj ? bq_qdisc_ops_map(obj, k->path ?: k->kind) : NULL;
 	struct bpf_link *link = NULL;
 	char path[256];
 	int err = -ENOEXEC;
@@ -648,10 +638,10 @@ out:
  * the kernel has no stub for them (tools/kernel-patches/0003 adds both): a
  * stock kernel refuses a program for either member. Returns 0 or -errno.
  */
-static int drop_unsupported_ops(struct bpf_object *obj)
+static int drop_unsupported_ops(const struct bq_kind *k, struct bpf_object *obj)
 {
 	static const char *const ops[] = { "change", "dump" };
-	struct bpf_map *map = struct_ops_map(obj);
+	struct bpf_map *map = bq_qdisc_ops_map(obj, k->path ?: k->kind);
 	const struct btf *btf = bpf_object__btf(obj);
 	const struct btf_type *t = map && btf ?
 		btf__type_by_id(btf, bpf_map__btf_value_type_id(map)) : NULL;
@@ -701,7 +691,7 @@ static int load_and_register(const struct bq_kind *k, struct bpf_object *obj,
 	 * its step: a failed load closes every map, and E2BIG is both an
 	 * array too large and a program too large for the verifier.
 	 */
-	err = drop_unsupported_ops(obj);
+	err = drop_unsupported_ops(k, obj);
 	if (err)
 		return bq_error(err, "cannot read the BTF of %s or of the kernel: %s", k->kind, strerror(-err));
 	err = bpf_object__prepare(obj);
@@ -787,17 +777,6 @@ static int load_locked(const struct bq_kind *k, struct bq_load_opts *o)
 		unpin_all(k);	/* a kind from a file has no earlier load's state */
 	else if (err)
 		rmdir(dir);	/* made above; an earlier load's state keeps it */
-	return err;
-}
-
-int bq_load(const struct bq_kind *k, struct bq_load_opts *o)
-{
-	int lock = lock_pins_or_say(), err;
-
-	if (lock < 0)
-		return lock;
-	err = load_locked(k, o);
-	close(lock);
 	return err;
 }
 
@@ -925,13 +904,24 @@ static int unload_locked(const struct bq_kind *k, bool force)
 	return 0;
 }
 
-int bq_unload(const struct bq_kind *k, bool force)
+/* Under the lock of the pins: loads k with o, or (o NULL) unloads it. */
+static int with_pins_locked(const struct bq_kind *k, struct bq_load_opts *o, bool force)
 {
 	int lock = lock_pins_or_say(), err;
 
 	if (lock < 0)
 		return lock;
-	err = unload_locked(k, force);
+	err = o ? load_locked(k, o) : unload_locked(k, force);
 	close(lock);
 	return err;
+}
+
+int bq_load(const struct bq_kind *k, struct bq_load_opts *o)
+{
+	return with_pins_locked(k, o, false);
+}
+
+int bq_unload(const struct bq_kind *k, bool force)
+{
+	return with_pins_locked(k, NULL, force);
 }

@@ -16,8 +16,7 @@
 #include "lib.h"
 #include "pindir.h"
 
-/* The object's one struct_ops map of struct Qdisc_ops; NULL (said) if not one. */
-static struct bpf_map *qdisc_ops_map(struct bpf_object *obj, const char *path)
+struct bpf_map *bq_qdisc_ops_map(struct bpf_object *obj, const char *path)
 {
 	const struct btf *btf = bpf_object__btf(obj);
 	struct bpf_map *m, *found = NULL;
@@ -196,7 +195,11 @@ static int check_names(const struct bq_kind *k, const struct bq_kind_meta *m)
 	return 0;
 }
 
-/* The kind an object file makes, checked, with its tables; NULL (said) on error. */
+/*
+ * The kind an object file makes, checked, with its tables; NULL (said) on
+ * error. It takes bytes, the file's: a kind in bq_kinds keeps them (one
+ * refused by check_names() too, as it stays there), else they are freed.
+ */
 static const struct bq_kind *kind_of_object(const char *path, void *bytes, size_t len)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, opts, .object_name = "object");
@@ -209,18 +212,23 @@ static const struct bq_kind *kind_of_object(const char *path, void *bytes, size_
 
 	if (!obj) {
 		bq_err("cannot open %s as a BPF object: %s", path, strerror(errno));
+		free(bytes);
 		return NULL;
 	}
-	ops = qdisc_ops_map(obj, path);
+	ops = bq_qdisc_ops_map(obj, path);
 	plain = !bpf_object__find_map_by_name(obj, "bq_slots");
 	if (ops && !kind_name(obj, ops, path, name) && !check_kernel_btf(obj, ops, path) &&
 	    !check_new_kind(name)) {
 		abs = realpath(path, NULL);
 		k = bq_kinds_add(name, abs ?: path, bytes, len, plain);
-		if (!k)
+		if (!k) {
 			bq_err("too many kinds loaded from files (%d)", BQ_MAX_LOADED);
+			free(abs);
+		}
 	}
 	bpf_object__close(obj);
+	if (!k)
+		free(bytes);
 	/* A framework object is refused if its tables would be misread. */
 	return k && (plain || ((meta = bq_kind_meta(k)) && !check_names(k, meta))) ? k : NULL;
 }
@@ -234,9 +242,5 @@ int bq_kind_from_file(const char *path, const struct bq_kind **k)
 	if (err)
 		return err;
 	*k = kind_of_object(path, bytes, len);
-	if (!*k) {
-		free(bytes);
-		return -EINVAL;
-	}
-	return 0;
+	return *k ? 0 : -EINVAL;
 }
