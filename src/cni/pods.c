@@ -6,9 +6,10 @@
  * with their pods itself, by the same labels (bq_pod_prom_labels()). As
  * Prometheus text this is an info metric, bpfqdisc_pod_info, one series
  * per record's entry, keyed by the netns and ifindex labels of stats'
- * series, for a query that joins the two, e.g.
+ * series, for a query that joins the two (on kind too: the backstop's
+ * entry has the node veth's netns and ifindex), e.g.
  *   rate(bpfqdisc_sent_bytes_total[1m])
- *     * on (netns, ifindex) group_left (pod_namespace, pod_name)
+ *     * on (netns, ifindex, kind) group_left (container_id, ifname, direction)
  *   bpfqdisc_pod_info
  */
 #include <string.h>
@@ -52,7 +53,7 @@ int cni_cmd_pods(int argc, char **argv)
 	}
 	if (prom)
 		printf("# HELP bpfqdisc_pod_info The pod a qdisc of bpfqdisc-bandwidth is for "
-		       "(join on netns, ifindex)\n# TYPE bpfqdisc_pod_info gauge\n");
+		       "(join on netns, ifindex, kind)\n# TYPE bpfqdisc_pod_info gauge\n");
 	bq_pod_records_each(prom ? print_prom : print_text, NULL);
 	return 0;
 }
