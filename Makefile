@@ -594,9 +594,10 @@ $(OUTPUT)/cni/police_obj.o: $(OUTPUT)/pod_police.skel.h
 $(BIN)/test_cni: selftests/unit/test_cni.c $(filter-out $(OUTPUT)/cni/main.o,$(CNI_OBJS)) $(LIB_A) | $(BIN)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) -Isrc/lib -Isrc/cni $^ $(LDLIBS) -o $@
-# The fuzzer: the JSON reader, the config, the records, the conflist edit,
-# compiled with the sanitizers over the library built with them.
-CNI_FUZZ_SRCS := src/cni/cjson.c src/cni/conf.c src/cni/conflist.c src/cni/state.c
+# The fuzzer: the config and the conflist edit, and the library's JSON
+# reader and records (src/lib/cjson.c, podrec.c), with the sanitizers: the
+# library from its archive built with them.
+CNI_FUZZ_SRCS := src/cni/conf.c src/cni/conflist.c
 $(BIN)/fuzz_cni: selftests/fuzz/fuzz_cni.c $(CNI_FUZZ_SRCS) $(CNI_HDRS) $(FUZZ_LIB_A) | $(BIN) check-deps
 	$(call msg,FUZZ,$@)
 	$(Q)$(CLANG) $(FUZZ_FLAGS) -Isrc/cni $< $(CNI_FUZZ_SRCS) $(FUZZ_LIB_A) $(LDLIBS) -o $@

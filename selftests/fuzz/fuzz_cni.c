@@ -10,27 +10,26 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cni.h"
-#include "state.h"
 
-static void walk(struct cj_span v, int depth)
+static void walk(struct bq_cj_span v, int depth)
 {
-	struct cj_span key, sub, again;
-	struct cj_iter it;
+	struct bq_cj_span key, sub, again;
+	struct bq_cj_iter it;
 	const char *why;
 	char buf[64];
 	uint64_t u;
 	bool b;
 
-	if (cj_parse(v.p, v.n, &again, &why) || again.p != v.p || again.n != v.n)
+	if (bq_cj_parse(v.p, v.n, &again, &why) || again.p != v.p || again.n != v.n)
 		abort();	/* a span the reader gave is not a value */
-	cj_string(v, buf, sizeof(buf));
-	cj_u64(v, &u);
-	cj_bool(v, &b);
+	bq_cj_string(v, buf, sizeof(buf));
+	bq_cj_u64(v, &u);
+	bq_cj_bool(v, &b);
 	if (depth > 8)
 		return;
-	cj_iter_init(&it, v);
-	while (cj_next(&it, &key, &sub)) {
-		if (key.p && cj_type(key) != CJ_STRING)
+	bq_cj_iter_init(&it, v);
+	while (bq_cj_next(&it, &key, &sub)) {
+		if (key.p && bq_cj_type(key) != BQ_CJ_STRING)
 			abort();
 		walk(sub, depth + 1);
 	}
@@ -40,12 +39,12 @@ static void conflist(const char *text, size_t size)
 {
 	char what[128], *out, *again;
 	size_t n, n2;
-	struct cj_span doc;
+	struct bq_cj_span doc;
 	const char *why;
 
 	if (cni_conflist_add(text, size, &out, &n, what, sizeof(what)) != 1)
 		return;
-	if (cj_parse(out, n, &doc, &why) || cni_conflist_add(out, n, &again, &n2, what, sizeof(what)))
+	if (bq_cj_parse(out, n, &doc, &why) || cni_conflist_add(out, n, &again, &n2, what, sizeof(what)))
 		abort();	/* not JSON after the edit, or not idempotent */
 	free(out);
 }
@@ -53,17 +52,17 @@ static void conflist(const char *text, size_t size)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *text = malloc(size + 1);
-	struct cni_record *r = malloc(sizeof(*r));
+	struct bq_pod_record *r = malloc(sizeof(*r));
 	struct cni_conf c;
 	struct cni_err e;
-	struct cj_span doc;
+	struct bq_cj_span doc;
 	const char *why;
 
 	if (!text || !r)
 		goto out;
 	memcpy(text, data, size);
 	text[size] = '\0';
-	if (!cj_parse(text, size, &doc, &why))
+	if (!bq_cj_parse(text, size, &doc, &why))
 		walk(doc, 0);
 	if (!cni_conf_parse(text, size, &c, &e)) {
 		if (c.prev.p)
@@ -72,7 +71,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    cni_limit_valid(c.lim.egress_rate, c.lim.egress_burst, "egress", &e))
 			abort();	/* accepted limits that the rule refuses */
 	}
-	cni_state_parse(text, size, r);
+	bq_pod_record_parse(text, size, r);
 	conflist(text, size);
 out:
 	free(r);

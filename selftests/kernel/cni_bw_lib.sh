@@ -2,8 +2,9 @@
 # sourced by dash after lib.sh and cni_lib.sh (which makes the pods).
 #
 #   bw CMD CONFIG NAME      the plugin for container NAME (netns
-#                           /run/netns/NAME unless BW_NETNS is set, eth0):
-#                           its stdout in $out, its exit status in $rc
+#                           /run/netns/NAME unless BW_NETNS is set, eth0,
+#                           CNI_ARGS $BW_ARGS): its stdout in $out, its
+#                           exit status in $rc
 #   bw_conf VER [MEMBERS] [PREV]   a network config of type bpfqdisc-bandwidth
 #   bw_code                 the "code" of the error JSON in $out
 #   bw_expect_code CODE WHAT      fail unless $rc is non-zero and $out is a
@@ -17,7 +18,7 @@ bw() {
 	set +e
 	out=$(printf '%s' "$2" | env CNI_COMMAND="$1" CNI_CONTAINERID="$3" \
 		CNI_NETNS="${BW_NETNS-/run/netns/$3}" CNI_IFNAME=eth0 CNI_PATH="$CNI_BIN" \
-		"$PLUGIN" 2>/dev/null)
+		CNI_ARGS="${BW_ARGS-}" "$PLUGIN" 2>/dev/null)
 	rc=$?
 	set -e
 }

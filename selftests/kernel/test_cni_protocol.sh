@@ -5,6 +5,8 @@
 # (prevResult byte for byte, nothing touched), CHECK in force and after
 # the pod's qdisc was deleted, DEL twice, without prevResult and after the
 # netns went, invalid configs (code 7), configs of 0.3.1 and 1.1.0.
+# bpfqdisc stats --prometheus labels the pod's series, ingress and egress,
+# with its container id, interface and CNI_ARGS' pod, until DEL.
 . "$(dirname "$0")/lib.sh"
 . "$TOP/selftests/kernel/cni_lib.sh"
 . "$TOP/selftests/kernel/cni_bw_lib.sh"
@@ -23,9 +25,11 @@ slots=$(bpftool -j map show pinned /sys/fs/bpf/bpfqdisc/hbm/bq_slots | jq .max_e
 [ "$slots" -ge 220 ] || fail "bpf_hbm loaded for $slots instances, not 2 x 110 pods"
 
 # ADD with limits: prevResult back unchanged, bpf_hbm on both ends.
+# CNI_ARGS as kubelet's runtime sets them.
 res=$(cni_pod_add p1)
 host=$(printf '%s' "$res" | cni_host_if)
-bw ADD "$(bw_conf 1.0.0 "$LIMITS" "$res")" p1
+BW_ARGS='IgnoreUnknown=1;K8S_POD_NAMESPACE=shop;K8S_POD_NAME=web-0;K8S_POD_INFRA_CONTAINER_ID=p1' \
+	bw ADD "$(bw_conf 1.0.0 "$LIMITS" "$res")" p1
 [ "$rc" = 0 ] || fail "ADD: exit $rc: $out"
 [ "$out" = "$res" ] || fail "ADD changed the result: $out"
 [ "$(root_kind "" "$host")" = bpf_hbm ] || fail "ADD: $host has $(root_kind "" "$host")"
@@ -52,6 +56,28 @@ key=$(printf '%s\n' "$info" | grep 'direction="egress"' | grep 'kind="bpf_hbm"' 
 "$BQ" -n p1 stats --prometheus | grep '^bpfqdisc_sent_bytes_total{dev="eth0"' | grep -q "$key" ||
 	fail "no series of p1's eth0 with $key"
 
+# bpfqdisc stats --prometheus labels a pod's series itself: the node's veth
+# (the pod's ingress) and, from the pod's netns, its eth0 (egress); the
+# node's other qdiscs keep their labels. promtool takes it all.
+expect "$BQ" load fifo
+expect ip link add bqd0 type dummy
+expect "$BQ" qdisc add dev bqd0 root handle 1: bpf_fifo
+prom=$("$BQ" stats --prometheus)
+pod='container_id="p1",ifname="eth0",direction="DIR",network="bq-pods",pod_namespace="shop",pod_name="web-0"}'
+printf '%s\n' "$prom" | grep "^bpfqdisc_sent_bytes_total{dev=\"$host\"" |
+	grep -qF "$(echo "$pod" | sed s/DIR/ingress/)" ||
+	fail "no ingress series of p1: $(printf '%s\n' "$prom" | grep sent_bytes_total)"
+printf '%s\n' "$prom" | grep '^bpfqdisc_sent_bytes_total{dev="eth0"' |
+	grep -qF "$(echo "$pod" | sed s/DIR/egress/)" ||
+	fail "no egress series of p1: $(printf '%s\n' "$prom" | grep sent_bytes_total)"
+printf '%s\n' "$prom" | grep -q '^bpfqdisc_sent_bytes_total{dev="bqd0",kind="bpf_fifo",netns="[0-9]*",ifindex="[0-9]*",parent="root",handle="1:"} [0-9]*$' ||
+	fail "a qdisc of no pod: $(printf '%s\n' "$prom" | grep 'dev="bqd0"')"
+lint=$(printf '%s\n' "$prom" | promtool check metrics 2>&1 || true)
+[ -z "$lint" ] || fail "promtool: $lint"
+"$BQ" stats dev "$host" --prometheus | grep -q 'container_id="p1"' || fail "stats dev $host: no pod labels"
+! "$BQ" stats dev "$host" --prometheus | grep -q 'dev="eth0"' || fail "stats dev $host: other devices"
+note "stats --prometheus: p1's series labelled, ingress and egress; promtool: nothing to say"
+
 bw CHECK "$(bw_conf 1.0.0 "$LIMITS" "$res")" p1
 [ "$rc" = 0 ] || fail "CHECK right after ADD: exit $rc: $out"
 # The pod's root deletes its qdisc: CHECK names what is missing.
@@ -74,6 +100,9 @@ done
 [ "$(root_kind "" "$host")" != bpf_hbm ] && [ "$(root_kind p1 eth0)" != bpf_hbm ] ||
 	fail "DEL left a bpf_hbm"
 [ ! -e "$STATE_DIR/p1:eth0" ] || fail "DEL left the record"
+! "$BQ" stats --prometheus | grep -q 'container_id="p1"' || fail "DEL left p1's series labelled"
+expect ip link del bqd0
+expect "$BQ" unload fifo
 ! "$TOP/bin/podlimit" /sys/fs/bpf/bpfqdisc_pod/pod_limits get "$host" 2>/dev/null ||
 	fail "DEL left the backstop's entry of $host"
 cni_pod_del p1

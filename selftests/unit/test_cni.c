@@ -8,15 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cni.h"
-#include "state.h"
 #include "unit.h"
 
 static bool parses(const char *s)
 {
-	struct cj_span doc;
+	struct bq_cj_span doc;
 	const char *why;
 
-	return !cj_parse(s, strlen(s), &doc, &why);
+	return !bq_cj_parse(s, strlen(s), &doc, &why);
 }
 
 static void json_strict(void)
@@ -31,52 +30,52 @@ static void json_strict(void)
 		"\"\xc0\xaf\"", "\"\xed\xa0\x80\"", "tru", "nul", "{} {}", "{'a':1}", "[1 2]",
 		"{\"a\" 1}", "\"abc",
 	};
-	char deep[2 * CJ_MAX_DEPTH + 3];
+	char deep[2 * BQ_CJ_MAX_DEPTH + 3];
 
 	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
 		EXPECT(parses(good[i]), "refused %s", good[i]);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		EXPECT(!parses(bad[i]), "accepted %s", bad[i]);
-	memset(deep, '[', CJ_MAX_DEPTH + 1);
-	memset(deep + CJ_MAX_DEPTH + 1, ']', CJ_MAX_DEPTH + 1);
-	deep[2 * CJ_MAX_DEPTH + 2] = '\0';
-	EXPECT(!parses(deep), "accepted %d levels", CJ_MAX_DEPTH + 1);
-	deep[2 * CJ_MAX_DEPTH + 1] = '\0';
-	EXPECT(parses(deep + 1), "refused %d levels", CJ_MAX_DEPTH);
+	memset(deep, '[', BQ_CJ_MAX_DEPTH + 1);
+	memset(deep + BQ_CJ_MAX_DEPTH + 1, ']', BQ_CJ_MAX_DEPTH + 1);
+	deep[2 * BQ_CJ_MAX_DEPTH + 2] = '\0';
+	EXPECT(!parses(deep), "accepted %d levels", BQ_CJ_MAX_DEPTH + 1);
+	deep[2 * BQ_CJ_MAX_DEPTH + 1] = '\0';
+	EXPECT(parses(deep + 1), "refused %d levels", BQ_CJ_MAX_DEPTH);
 }
 
-static struct cj_span doc_of(const char *s)
+static struct bq_cj_span doc_of(const char *s)
 {
-	struct cj_span d = {};
+	struct bq_cj_span d = {};
 	const char *why;
 
-	cj_parse(s, strlen(s), &d, &why);
+	bq_cj_parse(s, strlen(s), &d, &why);
 	return d;
 }
 
 static void json_values(void)
 {
-	struct cj_span d = doc_of("{\"s\":\"a\\u00e9\\ud83d\\ude00\\n\",\"z\":\"\\u0000\",\"n\":18446744073709551615,"
+	struct bq_cj_span d = doc_of("{\"s\":\"a\\u00e9\\ud83d\\ude00\\n\",\"z\":\"\\u0000\",\"n\":18446744073709551615,"
 				  "\"o\":18446744073709551616,\"f\":1.0,\"e\":1e3,\"m\":-1,\"k\":1,\"k\":2,"
 				  "\"t\":true}"), v;
 	char buf[32];
 	uint64_t u;
 	bool b;
 
-	EXPECT(cj_member(d, "s", &v) && !cj_string(v, buf, sizeof(buf)) &&
+	EXPECT(bq_cj_member(d, "s", &v) && !bq_cj_string(v, buf, sizeof(buf)) &&
 	       !strcmp(buf, "a\xc3\xa9\xf0\x9f\x98\x80\n"), "%s", buf);
-	EXPECT(cj_member(d, "s", &v) && cj_string(v, buf, 4), "a short buffer took it");
-	EXPECT(cj_member(d, "z", &v) && cj_string(v, buf, sizeof(buf)), "U+0000 taken");
-	EXPECT(cj_member(d, "n", &v) && !cj_u64(v, &u) && u == UINT64_MAX, "max");
-	EXPECT(cj_member(d, "o", &v) && cj_u64(v, &u), "2^64 taken");
-	EXPECT(cj_member(d, "f", &v) && cj_u64(v, &u), "1.0 taken as an integer");
-	EXPECT(cj_member(d, "e", &v) && cj_u64(v, &u), "1e3 taken as an integer");
-	EXPECT(cj_member(d, "m", &v) && cj_u64(v, &u), "-1 taken");
-	EXPECT(cj_member(d, "k", &v) && !cj_u64(v, &u) && u == 2, "the last of a repeated key: %llu",
+	EXPECT(bq_cj_member(d, "s", &v) && bq_cj_string(v, buf, 4), "a short buffer took it");
+	EXPECT(bq_cj_member(d, "z", &v) && bq_cj_string(v, buf, sizeof(buf)), "U+0000 taken");
+	EXPECT(bq_cj_member(d, "n", &v) && !bq_cj_u64(v, &u) && u == UINT64_MAX, "max");
+	EXPECT(bq_cj_member(d, "o", &v) && bq_cj_u64(v, &u), "2^64 taken");
+	EXPECT(bq_cj_member(d, "f", &v) && bq_cj_u64(v, &u), "1.0 taken as an integer");
+	EXPECT(bq_cj_member(d, "e", &v) && bq_cj_u64(v, &u), "1e3 taken as an integer");
+	EXPECT(bq_cj_member(d, "m", &v) && bq_cj_u64(v, &u), "-1 taken");
+	EXPECT(bq_cj_member(d, "k", &v) && !bq_cj_u64(v, &u) && u == 2, "the last of a repeated key: %llu",
 	       (unsigned long long)u);
-	EXPECT(cj_member(d, "t", &v) && !cj_bool(v, &b) && b, "true");
-	EXPECT(!cj_member(d, "x", &v), "found a missing key");
-	EXPECT(cj_member(doc_of("{\"\\u0061\":1}"), "a", &v), "an escaped key");
+	EXPECT(bq_cj_member(d, "t", &v) && !bq_cj_bool(v, &b) && b, "true");
+	EXPECT(!bq_cj_member(d, "x", &v), "found a missing key");
+	EXPECT(bq_cj_member(doc_of("{\"\\u0061\":1}"), "a", &v), "an escaped key");
 }
 
 #define CONF(members) "{\"cniVersion\":\"1.0.0\",\"name\":\"net\",\"type\":\"bpfqdisc-bandwidth\"" members "}"
@@ -162,12 +161,57 @@ static void records(void)
 			  "\"qdiscs\":[{\"role\":\"ingress\",\"inPod\":false,\"netnsCookie\":1,\"ifindex\":7,"
 			  "\"dev\":\"veth1\",\"kind\":\"bpf_hbm\"},{\"role\":\"egress\",\"inPod\":true,"
 			  "\"netnsCookie\":4096,\"ifindex\":2,\"dev\":\"eth0\",\"kind\":\"bpf_hbm\"}]}";
-	struct cni_record *r = malloc(sizeof(*r));
+	struct bq_pod_record *r = malloc(sizeof(*r));
 
-	EXPECT(!cni_state_parse(rec, strlen(rec), r) && r->p.n == 2 && r->p.q[1].in_pod &&
+	EXPECT(!bq_pod_record_parse(rec, strlen(rec), r) && r->p.n == 2 && r->p.q[1].in_pod &&
 	       r->p.q[1].netns_cookie == 4096 && r->p.q[0].ifindex == 7 && !strcmp(r->p.q[0].dev, "veth1") &&
 	       !strcmp(r->netns, "/run/netns/c1"), "record");
-	EXPECT(cni_state_parse("{\"network\":\"n\"}", 16, r), "a record without its fields");
+	EXPECT(!r->pod_namespace[0] && !r->pod_name[0], "pod of a record without one: %s/%s",
+	       r->pod_namespace, r->pod_name);
+	EXPECT(bq_pod_record_parse("{\"network\":\"n\"}", 16, r), "a record without its fields");
+	free(r);
+}
+
+/* Which pod a qdisc is for, and its labels in bpfqdisc stats --prometheus. */
+static void pod_labels(void)
+{
+	const char *rec = "{\"network\":\"n\",\"containerID\":\"c1\",\"ifname\":\"eth0\",\"netns\":\"/x\","
+			  "\"podNamespace\":\"default\",\"podName\":\"web\\\"0\",\"qdiscs\":["
+			  "{\"role\":\"ingress\",\"inPod\":false,\"netnsCookie\":1,\"ifindex\":7,"
+			  "\"dev\":\"veth1\",\"kind\":\"bpf_hbm\"},{\"role\":\"egress\",\"inPod\":false,"
+			  "\"netnsCookie\":1,\"ifindex\":7,\"dev\":\"veth1\",\"kind\":\"pod_police\"}]}";
+	struct bq_pod_record *r = malloc(sizeof(*r));
+	struct bq_qdisc_info tc = { .ifindex = 7, .dev = "veth1", .kind = "bpf_hbm",
+				    .parent = TC_H_ROOT };
+	const struct bq_pod_record *of = NULL;
+	const struct bq_pod_qdisc *q;
+	char buf[512] = "";
+	FILE *f;
+
+	EXPECT(!bq_pod_record_parse(rec, strlen(rec), r) && !strcmp(r->pod_namespace, "default") &&
+	       !strcmp(r->pod_name, "web\"0"), "record with its pod");
+	q = bq_pod_qdisc_find(r, 1, 1, &tc, &of);
+	EXPECT(q == &r->p.q[0] && of == r, "the host veth's root not found");
+	f = fmemopen(buf, sizeof(buf), "w");
+	bq_pod_prom_labels(f, of, q);
+	fclose(f);
+	EXPECT(!strcmp(buf, ",container_id=\"c1\",ifname=\"eth0\",direction=\"ingress\",network=\"n\","
+			    "pod_namespace=\"default\",pod_name=\"web\\\"0\""), "labels: %s", buf);
+	EXPECT(!bq_pod_qdisc_find(r, 1, 2, &tc, &of), "found in another netns");
+	tc.parent = 0x10001;
+	EXPECT(!bq_pod_qdisc_find(r, 1, 1, &tc, &of), "found a child qdisc");
+	tc.parent = TC_H_ROOT;
+	snprintf(tc.kind, sizeof(tc.kind), "bpf_fq");
+	EXPECT(!bq_pod_qdisc_find(r, 1, 1, &tc, &of), "found a qdisc of another kind");
+	snprintf(tc.kind, sizeof(tc.kind), "bpf_hbm");
+	snprintf(tc.dev, sizeof(tc.dev), "veth2");
+	EXPECT(!bq_pod_qdisc_find(r, 1, 1, &tc, &of), "found another device of that ifindex");
+	r->pod_namespace[0] = r->pod_name[0] = 0;
+	f = fmemopen(buf, sizeof(buf), "w");
+	bq_pod_prom_labels(f, r, &r->p.q[1]);
+	fclose(f);
+	EXPECT(!strcmp(buf, ",container_id=\"c1\",ifname=\"eth0\",direction=\"egress\",network=\"n\""),
+	       "labels without a pod's name: %s", buf);
 	free(r);
 }
 
@@ -217,6 +261,7 @@ int main(void)
 	RUN(conf_prev_exact);
 	RUN(versions);
 	RUN(records);
+	RUN(pod_labels);
 	RUN(conflist);
 	return unit_failed;
 }

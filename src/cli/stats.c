@@ -86,10 +86,11 @@ static void print_qdisc(const struct bq_qdisc_view *v, bool stats)
 /*
  * One Prometheus sample, of val / per_unit. Its labels identify the qdisc:
  * netns, ifindex, parent and handle (mq's default children all have
- * handle 0), besides dev and kind.
+ * handle 0), besides dev and kind; then extra's, then pod's: those of the
+ * pod the qdisc is for ("" if none, pod_labels()).
  */
-static void prom_scaled(const struct bq_qdisc_view *v, const char *name, const char *extra, __u64 val,
-			unsigned long long per_unit)
+static void prom_scaled(const struct bq_qdisc_view *v, const char *pod, const char *name,
+			const char *extra, __u64 val, unsigned long long per_unit)
 {
 	char h[16], p[16];
 
@@ -99,20 +100,23 @@ static void prom_scaled(const struct bq_qdisc_view *v, const char *name, const c
 	bq_prom_label(stdout, v->tc.dev);
 	printf(",kind=");
 	bq_prom_label(stdout, v->tc.kind);
-	printf(",netns=\"%llu\",ifindex=\"%d\",parent=\"%s\",handle=\"%s\"%s} %llu",
-	       (unsigned long long)v->netns, v->tc.ifindex, p, h, extra, (unsigned long long)(val / per_unit));
+	printf(",netns=\"%llu\",ifindex=\"%d\",parent=\"%s\",handle=\"%s\"%s%s} %llu",
+	       (unsigned long long)v->netns, v->tc.ifindex, p, h, extra, pod,
+	       (unsigned long long)(val / per_unit));
 	if (per_unit == 1000000000)
 		printf(".%09llu", (unsigned long long)(val % per_unit));
 	printf("\n");
 }
 
-static void prom(const struct bq_qdisc_view *v, const char *name, const char *extra, __u64 val)
+static void prom(const struct bq_qdisc_view *v, const char *pod, const char *name,
+		 const char *extra, __u64 val)
 {
-	prom_scaled(v, name, extra, val, 1);
+	prom_scaled(v, pod, name, extra, val, 1);
 }
 
 /* A kind's own statistics, as bpfqdisc_<kind>_<name> in base units (bq_prom_xstat_name()). */
-static void print_prom_xstats(const struct bq_kind *k, const struct bq_qdisc_view *v, size_t n)
+static void print_prom_xstats(const struct bq_kind *k, const struct bq_qdisc_view *v,
+			      char *const *pod, size_t n)
 {
 	const struct bq_kind_meta *meta = bq_kind_meta(k);
 	char name[64];
@@ -129,12 +133,12 @@ static void print_prom_xstats(const struct bq_kind *k, const struct bq_qdisc_vie
 				printf("# HELP bpfqdisc_%s %s's %s.\n# TYPE bpfqdisc_%s %s\n", name,
 				       k->kind, meta->xstats[x].name, name, counter ? "counter" : "gauge");
 			any = true;
-			prom_scaled(&v[i], name, "", v[i].inst.cnt.x[x], per_unit);
+			prom_scaled(&v[i], pod[i], name, "", v[i].inst.cnt.x[x], per_unit);
 		}
 	}
 }
 
-static void print_prom(const struct bq_qdisc_view *v, size_t n)
+static void print_prom(const struct bq_qdisc_view *v, char *const *pod, size_t n)
 {
 	char reason[64];
 
@@ -147,27 +151,138 @@ static void print_prom(const struct bq_qdisc_view *v, size_t n)
 			const struct bq_counters *c = &v[i].inst.cnt;
 
 			switch (j) {
-			case 0: prom(&v[i], name, "", v[i].tc.bytes); break;
-			case 1: prom(&v[i], name, "", v[i].tc.packets); break;
-			case 2: prom(&v[i], name, "", v[i].tc.backlog); break;
-			case 3: prom(&v[i], name, "", v[i].tc.qlen); break;
-			case 4: prom(&v[i], name, "", c->enqueued); break;
-			case 5: prom(&v[i], name, "", c->dequeued); break;
+			case 0: prom(&v[i], pod[i], name, "", v[i].tc.bytes); break;
+			case 1: prom(&v[i], pod[i], name, "", v[i].tc.packets); break;
+			case 2: prom(&v[i], pod[i], name, "", v[i].tc.backlog); break;
+			case 3: prom(&v[i], pod[i], name, "", v[i].tc.qlen); break;
+			case 4: prom(&v[i], pod[i], name, "", c->enqueued); break;
+			case 5: prom(&v[i], pod[i], name, "", c->dequeued); break;
 			case 6:
 				for (size_t r = 0; v[i].meta && r < v[i].meta->ndrops; r++) {
 					snprintf(reason, sizeof(reason), ",reason=\"%s\"",
 						 v[i].meta->drops[r].name);
-					prom(&v[i], name, reason, c->drops[r]);
+					prom(&v[i], pod[i], name, reason, c->drops[r]);
 				}
 				break;
-			case 7: prom(&v[i], name, "", c->marks); break;
-			case 8: prom(&v[i], name, "", c->overlimits); break;
-			case 9: prom(&v[i], name, "", c->resets); break;
+			case 7: prom(&v[i], pod[i], name, "", c->marks); break;
+			case 8: prom(&v[i], pod[i], name, "", c->overlimits); break;
+			case 9: prom(&v[i], pod[i], name, "", c->resets); break;
 			}
 		}
 	}
 	for (size_t i = 0; i < bq_nkinds; i++)
-		print_prom_xstats(&bq_kinds[i], v, n);
+		print_prom_xstats(&bq_kinds[i], v, pod, n);
+}
+
+/* Appends the n views of more to *v (*nv of them). 0 or -ENOMEM. */
+static int append_views(struct bq_qdisc_view **v, size_t *nv, const struct bq_qdisc_view *more,
+			size_t n)
+{
+	struct bq_qdisc_view *all = n ? realloc(*v, (*nv + n) * sizeof(**v)) : *v;
+
+	if (!all)
+		return -ENOMEM;
+	memcpy(all + *nv, more, n * sizeof(*more));
+	*v = all;
+	*nv += n;
+	return 0;
+}
+
+/* Whether r's node side (its qdiscs and backstop outside the pod) is in
+ * netns here: then the pod's own qdiscs are shown with this netns's. */
+static bool node_side_in(const struct bq_pod_record *r, __u64 here)
+{
+	for (int i = 0; i < r->p.n; i++)
+		if (!r->p.q[i].in_pod && r->p.q[i].netns_cookie == here)
+			return true;
+	return false;
+}
+
+/*
+ * The qdiscs the pods of recs have in their own netns (their egress), for
+ * the pods whose node side is here, appended to *v: each pod's netns
+ * entered by its record's path, if it is still the netns of the record. A
+ * netns that went is no error; failing to come back is.
+ */
+static int add_pod_views(const struct bq_pod_record *recs, size_t nrecs,
+			 struct bq_qdisc_view **v, size_t *nv)
+{
+	__u64 here = bq_self_netns_cookie();
+
+	for (size_t i = 0; i < nrecs; i++) {
+		const struct bq_pod_record *r = &recs[i];
+
+		if (!node_side_in(r, here))
+			continue;
+		for (int j = 0; j < r->p.n; j++) {
+			const struct bq_pod_qdisc *q = &r->p.q[j];
+			struct bq_qdisc_view *pv = NULL;
+			size_t pn = 0;
+			int back, err;
+
+			if (!q->in_pod || q->netns_cookie == here || access(r->netns, F_OK) ||
+			    bq_netns_enter_path(r->netns, &back))
+				continue;
+			if (bq_self_netns_cookie() == q->netns_cookie &&
+			    bq_qdisc_views(q->ifindex, true, &pv, &pn))
+				pn = 0;
+			err = bq_netns_return(back) ?: append_views(v, nv, pv, pn);
+			free(pv);
+			if (err)
+				return err;
+		}
+	}
+	return 0;
+}
+
+/* The labels of the pod each of the n views is for, "" if none (lib.h,
+ * "pods"); NULL if out of memory. */
+static char **pod_labels(const struct bq_qdisc_view *v, size_t n,
+			 const struct bq_pod_record *recs, size_t nrecs)
+{
+	char **pod = calloc(n ? n : 1, sizeof(*pod));
+
+	for (size_t i = 0; pod && i < n; i++) {
+		const struct bq_pod_record *r;
+		const struct bq_pod_qdisc *q = bq_pod_qdisc_find(recs, nrecs, v[i].netns, &v[i].tc, &r);
+		size_t len;
+		FILE *f = open_memstream(&pod[i], &len);
+
+		if (f && q)
+			bq_pod_prom_labels(f, r, q);
+		if (!f || fclose(f)) {
+			for (size_t j = 0; j <= i; j++)
+				free(pod[j]);
+			free(pod);
+			return NULL;
+		}
+	}
+	return pod;
+}
+
+/*
+ * Prometheus text of the views, of this netns and of the pods' whose node
+ * side is here (none with dev DEV), each labelled with its pod if it is
+ * one that bpfqdisc-bandwidth made for a pod.
+ */
+static int show_prom(const struct opts *o, struct bq_qdisc_view **v, size_t *n)
+{
+	struct bq_pod_record *recs;
+	size_t nrecs;
+	char **pod;
+	int err = bq_pod_records(&recs, &nrecs);
+
+	if (!err && !o->ifindex)
+		err = add_pod_views(recs, nrecs, v, n);
+	pod = err ? NULL : pod_labels(*v, *n, recs, nrecs);
+	free(recs);
+	if (!pod)
+		return err ?: -ENOMEM;
+	print_prom(*v, pod, *n);
+	for (size_t i = 0; i < *n; i++)
+		free(pod[i]);
+	free(pod);
+	return 0;
 }
 
 static int show_once(const struct opts *o)
@@ -181,7 +296,12 @@ static int show_once(const struct opts *o)
 		return BQ_EXIT_FAIL;
 	}
 	if (o->fmt == FMT_PROM) {
-		print_prom(v, n);
+		err = show_prom(o, &v, &n);
+		if (err) {
+			free(v);
+			bq_err("cannot list qdiscs: %s", strerror(-err));
+			return BQ_EXIT_FAIL;
+		}
 	} else {
 		print_set_json(o->fmt == FMT_JSON);
 		open_json_array(NULL);

@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
-#include "cjson.h"
+#include "lib.h"
 
 /* The spec's error codes (SPEC.md, "Error"), and the plugin's own (>= 100). */
 enum cni_code {
@@ -56,9 +56,9 @@ struct cni_conf {
 	char version[16];
 	char name[256];
 	struct cni_limits lim;
-	struct cj_span doc;
-	struct cj_span prev;		/* prevResult as sent; .p NULL if none */
-	struct cj_span attachments;	/* GC's cni.dev/valid-attachments */
+	struct bq_cj_span doc;
+	struct bq_cj_span prev;		/* prevResult as sent; .p NULL if none */
+	struct bq_cj_span attachments;	/* GC's cni.dev/valid-attachments */
 };
 /*
  * Reads and checks a network config: the limits from the top level if it
@@ -71,7 +71,7 @@ int cni_conf_parse(const char *buf, size_t n, struct cni_conf *c, struct cni_err
 int cni_limit_valid(uint64_t rate, uint64_t burst, const char *dir, struct cni_err *e);
 
 /* The host-side interfaces (no "sandbox") of a result: a name each time. */
-bool cni_result_host_ifname(struct cj_span result, const char *name);
+bool cni_result_host_ifname(struct bq_cj_span result, const char *name);
 
 /*
  * The node installer's edit of a conflist's text: the plugin in place of

@@ -97,14 +97,14 @@ int cni_limit_valid(uint64_t rate, uint64_t burst, const char *dir, struct cni_e
 }
 
 /* Member name of obj as a u64 into *out, if there (null counts as absent). */
-static int read_u64(struct cj_span obj, const char *name, uint64_t *out, bool *seen,
+static int read_u64(struct bq_cj_span obj, const char *name, uint64_t *out, bool *seen,
 		    struct cni_err *e)
 {
-	struct cj_span v;
+	struct bq_cj_span v;
 
-	if (!cj_member(obj, name, &v) || cj_type(v) == CJ_NULL)
+	if (!bq_cj_member(obj, name, &v) || bq_cj_type(v) == BQ_CJ_NULL)
 		return 0;
-	if (cj_u64(v, out))
+	if (bq_cj_u64(v, out))
 		return cni_fail(e, CNI_ERR_CONFIG, "invalid network config",
 				"%s must be an integer from 0 to 18446744073709551615, not %.*s", name,
 				(int)(v.n > 40 ? 40 : v.n), v.p);
@@ -112,7 +112,7 @@ static int read_u64(struct cj_span obj, const char *name, uint64_t *out, bool *s
 	return 0;
 }
 
-static int read_limits(struct cj_span obj, struct cni_limits *l, bool *seen, struct cni_err *e)
+static int read_limits(struct bq_cj_span obj, struct cni_limits *l, bool *seen, struct cni_err *e)
 {
 	*seen = false;
 	return read_u64(obj, "ingressRate", &l->ingress_rate, seen, e) ?:
@@ -122,34 +122,35 @@ static int read_limits(struct cj_span obj, struct cni_limits *l, bool *seen, str
 }
 
 /* An optional member that must have type t when present (null: absent). */
-static int optional(struct cj_span obj, const char *name, enum cj_type t, struct cj_span *out,
-		    struct cni_err *e)
+static int optional(struct bq_cj_span obj, const char *name, enum bq_cj_type t,
+		    struct bq_cj_span *out, struct cni_err *e)
 {
-	static const char *const names[] = { [CJ_OBJECT] = "an object", [CJ_ARRAY] = "an array",
-					     [CJ_STRING] = "a string" };
+	static const char *const names[] = { [BQ_CJ_OBJECT] = "an object", [BQ_CJ_ARRAY] = "an array",
+					     [BQ_CJ_STRING] = "a string" };
 
-	*out = (struct cj_span){ NULL, 0 };
-	if (!cj_member(obj, name, out) || cj_type(*out) == CJ_NULL) {
+	*out = (struct bq_cj_span){ NULL, 0 };
+	if (!bq_cj_member(obj, name, out) || bq_cj_type(*out) == BQ_CJ_NULL) {
 		out->p = NULL;
 		return 0;
 	}
-	if (cj_type(*out) != t)
+	if (bq_cj_type(*out) != t)
 		return cni_fail(e, CNI_ERR_CONFIG, "invalid network config", "%s must be %s",
 				name, names[t]);
 	return 0;
 }
 
-static int read_version(struct cj_span doc, struct cni_conf *c, struct cni_err *e)
+static int read_version(struct bq_cj_span doc, struct cni_conf *c, struct cni_err *e)
 {
-	struct cj_span v;
+	struct bq_cj_span v;
 
-	if (optional(doc, "cniVersion", CJ_STRING, &v, e))
+	if (optional(doc, "cniVersion", BQ_CJ_STRING, &v, e))
 		return -1;
-	if (!v.p || cj_string(v, c->version, sizeof(c->version)) || !cni_version_supported(c->version)) {
+	if (!v.p || bq_cj_string(v, c->version, sizeof(c->version)) ||
+	    !cni_version_supported(c->version)) {
 		char given[64] = "";
 
 		if (v.p)
-			cj_string(v, given, sizeof(given));
+			bq_cj_string(v, given, sizeof(given));
 		c->version[0] = '\0';
 		return cni_fail(e, CNI_ERR_VERSION, "incompatible CNI versions",
 				"config is \"%s\", plugin supports 0.3.1, 0.4.0, 1.0.0, 1.1.0", given);
@@ -157,17 +158,17 @@ static int read_version(struct cj_span doc, struct cni_conf *c, struct cni_err *
 	return 0;
 }
 
-static int read_bandwidth(struct cj_span doc, struct cni_limits *l, struct cni_err *e)
+static int read_bandwidth(struct bq_cj_span doc, struct cni_limits *l, struct cni_err *e)
 {
-	struct cj_span rc, bw;
+	struct bq_cj_span rc, bw;
 	bool top, runtime;
 
 	if (read_limits(doc, l, &top, e))
 		return -1;
 	if (top)
 		return 0;
-	if (optional(doc, "runtimeConfig", CJ_OBJECT, &rc, e) ||
-	    (rc.p && optional(rc, "bandwidth", CJ_OBJECT, &bw, e)))
+	if (optional(doc, "runtimeConfig", BQ_CJ_OBJECT, &rc, e) ||
+	    (rc.p && optional(rc, "bandwidth", BQ_CJ_OBJECT, &bw, e)))
 		return -1;
 	if (rc.p && bw.p && read_limits(bw, l, &runtime, e))
 		return -1;
@@ -177,40 +178,40 @@ static int read_bandwidth(struct cj_span doc, struct cni_limits *l, struct cni_e
 int cni_conf_parse(const char *buf, size_t n, struct cni_conf *c, struct cni_err *e)
 {
 	const char *why = NULL;
-	struct cj_span name;
+	struct bq_cj_span name;
 
 	memset(c, 0, sizeof(*c));
-	if (cj_parse(buf, n, &c->doc, &why))
+	if (bq_cj_parse(buf, n, &c->doc, &why))
 		return cni_fail(e, CNI_ERR_DECODE, "failed to parse network configuration", "%s", why);
-	if (cj_type(c->doc) != CJ_OBJECT)
+	if (bq_cj_type(c->doc) != BQ_CJ_OBJECT)
 		return cni_fail(e, CNI_ERR_DECODE, "failed to parse network configuration",
 				"not a JSON object");
-	if (read_version(c->doc, c, e) || optional(c->doc, "name", CJ_STRING, &name, e))
+	if (read_version(c->doc, c, e) || optional(c->doc, "name", BQ_CJ_STRING, &name, e))
 		return -1;
-	if (name.p && cj_string(name, c->name, sizeof(c->name)))
+	if (name.p && bq_cj_string(name, c->name, sizeof(c->name)))
 		return cni_fail(e, CNI_ERR_CONFIG, "invalid network config",
 				"name is longer than %zu bytes", sizeof(c->name) - 1);
 	if (read_bandwidth(c->doc, &c->lim, e) ||
-	    optional(c->doc, "prevResult", CJ_OBJECT, &c->prev, e) ||
-	    optional(c->doc, "cni.dev/valid-attachments", CJ_ARRAY, &c->attachments, e))
+	    optional(c->doc, "prevResult", BQ_CJ_OBJECT, &c->prev, e) ||
+	    optional(c->doc, "cni.dev/valid-attachments", BQ_CJ_ARRAY, &c->attachments, e))
 		return -1;
 	return cni_limit_valid(c->lim.ingress_rate, c->lim.ingress_burst, "ingress", e) ?:
 	       cni_limit_valid(c->lim.egress_rate, c->lim.egress_burst, "egress", e);
 }
 
-bool cni_result_host_ifname(struct cj_span result, const char *name)
+bool cni_result_host_ifname(struct bq_cj_span result, const char *name)
 {
-	struct cj_span ifaces, iface, v;
-	struct cj_iter it;
+	struct bq_cj_span ifaces, iface, v;
+	struct bq_cj_iter it;
 
-	if (!cj_member(result, "interfaces", &ifaces) || cj_type(ifaces) != CJ_ARRAY)
+	if (!bq_cj_member(result, "interfaces", &ifaces) || bq_cj_type(ifaces) != BQ_CJ_ARRAY)
 		return false;
-	cj_iter_init(&it, ifaces);
-	while (cj_next(&it, NULL, &iface)) {
-		bool in_sandbox = cj_member(iface, "sandbox", &v) && cj_type(v) == CJ_STRING &&
+	bq_cj_iter_init(&it, ifaces);
+	while (bq_cj_next(&it, NULL, &iface)) {
+		bool in_sandbox = bq_cj_member(iface, "sandbox", &v) && bq_cj_type(v) == BQ_CJ_STRING &&
 				  v.n > 2;
 
-		if (!in_sandbox && cj_member(iface, "name", &v) && cj_string_is(v, name))
+		if (!in_sandbox && bq_cj_member(iface, "name", &v) && bq_cj_string_is(v, name))
 			return true;
 	}
 	return false;

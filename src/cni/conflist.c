@@ -41,37 +41,37 @@ static char *splice(const char *in, size_t n, size_t at, size_t cut, const char 
 int cni_conflist_add(const char *in, size_t n, char **out, size_t *outlen, char *what,
 		     size_t whatlen)
 {
-	struct cj_span doc, plugins, p, type, first = {}, first_type = {}, bw = {};
+	struct bq_cj_span doc, plugins, p, type, first = {}, first_type = {}, bw = {};
 	char version[16], name[64] = "?", *ins;
 	const char *why;
-	struct cj_iter it;
+	struct bq_cj_iter it;
 	size_t at, sep;
 
 	*out = NULL;
-	if (cj_parse(in, n, &doc, &why)) {
+	if (bq_cj_parse(in, n, &doc, &why)) {
 		snprintf(what, whatlen, "not JSON: %s", why);
 		return -1;
 	}
-	if (!cj_member(doc, "plugins", &plugins) || cj_type(plugins) != CJ_ARRAY) {
+	if (!bq_cj_member(doc, "plugins", &plugins) || bq_cj_type(plugins) != BQ_CJ_ARRAY) {
 		snprintf(what, whatlen, "not a conflist (no \"plugins\" array)");
 		return -1;
 	}
-	if (!cj_member(doc, "cniVersion", &p) || cj_string(p, version, sizeof(version)) ||
+	if (!bq_cj_member(doc, "cniVersion", &p) || bq_cj_string(p, version, sizeof(version)) ||
 	    !cni_version_supported(version)) {
 		snprintf(what, whatlen, "its cniVersion is not one this plugin speaks (0.3.1 to 1.1.0)");
 		return -1;
 	}
-	cj_iter_init(&it, plugins);
-	while (cj_next(&it, NULL, &p)) {
-		if (!cj_member(p, "type", &type) || cj_type(type) != CJ_STRING)
-			type = (struct cj_span){};
+	bq_cj_iter_init(&it, plugins);
+	while (bq_cj_next(&it, NULL, &p)) {
+		if (!bq_cj_member(p, "type", &type) || bq_cj_type(type) != BQ_CJ_STRING)
+			type = (struct bq_cj_span){};
 		if (!first.p)
 			first = p, first_type = type;
-		if (type.p && cj_string_is(type, PLUGIN_TYPE)) {
+		if (type.p && bq_cj_string_is(type, PLUGIN_TYPE)) {
 			snprintf(what, whatlen, "already there");
 			return 0;
 		}
-		if (type.p && !bw.p && cj_string_is(type, "bandwidth"))
+		if (type.p && !bw.p && bq_cj_string_is(type, "bandwidth"))
 			bw = type;
 	}
 	if (bw.p) {
@@ -95,7 +95,7 @@ int cni_conflist_add(const char *in, size_t n, char **out, size_t *outlen, char 
 	*out = splice(in, n, at, 0, ins, outlen);
 	free(ins);
 	if (first_type.p)
-		cj_string(first_type, name, sizeof(name));
+		bq_cj_string(first_type, name, sizeof(name));
 	snprintf(what, whatlen, "added after %s", name);
 	return *out ? 1 : -1;
 }

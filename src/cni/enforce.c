@@ -130,7 +130,7 @@ static bool root_is(int ifindex, const char *kind)
 /* k at rate as the root qdisc of ifindex in the current netns, noted in q.
  * A repeated ADD finds it there: the library's replace changes its rate. */
 static int put_root(const struct bq_kind *k, int ifindex, const char *dev,
-		    const struct pod_rate *pr, struct pod_qdisc *q, struct cni_err *e)
+		    const struct pod_rate *pr, struct bq_pod_qdisc *q, struct cni_err *e)
 {
 	struct pod_req p;
 
@@ -145,7 +145,7 @@ static int put_root(const struct bq_kind *k, int ifindex, const char *dev,
 }
 
 static int put_in_pod(const struct bq_kind *k, const struct pod_link *l,
-		      const struct pod_rate *pr, struct pod_qdisc *q, struct cni_err *e)
+		      const struct pod_rate *pr, struct bq_pod_qdisc *q, struct cni_err *e)
 {
 	int back, err, ifindex;
 
@@ -160,7 +160,7 @@ static int put_in_pod(const struct bq_kind *k, const struct pod_link *l,
 }
 
 /* The backstop of the pod's egress at the host-side veth, noted in q. */
-static int put_police(const struct pod_link *l, const struct pod_rate *pr, struct pod_qdisc *q,
+static int put_police(const struct pod_link *l, const struct pod_rate *pr, struct bq_pod_qdisc *q,
 		      struct cni_err *e)
 {
 	if (police_ready() || police_apply(l->host_ifindex, pr->bytes_per_s, pr->burst))
@@ -174,7 +174,7 @@ static int put_police(const struct pod_link *l, const struct pod_rate *pr, struc
 }
 
 int pod_limit_apply(const struct pod_link *l, const struct cni_limits *lim,
-		    struct pod_placement *p, struct cni_err *e)
+		    struct bq_pod_placement *p, struct cni_err *e)
 {
 	const struct bq_kind *k;
 	int err = 0;
@@ -185,7 +185,7 @@ int pod_limit_apply(const struct pod_link *l, const struct cni_limits *lim,
 	k = pod_kind();
 	if (lim->ingress_rate) {
 		struct pod_rate in = pod_rate(lim->ingress_rate, lim->ingress_burst);
-		struct pod_qdisc *q = &p->q[p->n];
+		struct bq_pod_qdisc *q = &p->q[p->n];
 
 		snprintf(q->role, sizeof(q->role), "ingress");
 		err = put_root(k, l->host_ifindex, l->host_ifname, &in, q, e);
@@ -193,7 +193,7 @@ int pod_limit_apply(const struct pod_link *l, const struct cni_limits *lim,
 	}
 	if (!err && lim->egress_rate) {
 		struct pod_rate eg = pod_rate(lim->egress_rate, lim->egress_burst);
-		struct pod_qdisc *q = &p->q[p->n];
+		struct bq_pod_qdisc *q = &p->q[p->n];
 
 		snprintf(q->role, sizeof(q->role), "egress");
 		q->in_pod = true;
@@ -271,7 +271,7 @@ int pod_limit_check(const struct pod_link *l, const struct cni_limits *lim, stru
 
 /* q's qdisc, if the current netns still has it: same device, same kind;
  * or q's backstop. */
-static int remove_here(const struct pod_qdisc *q, struct cni_err *e)
+static int remove_here(const struct bq_pod_qdisc *q, struct cni_err *e)
 {
 	char name[IF_NAMESIZE], msg[256];
 	int err;
@@ -291,13 +291,13 @@ static int remove_here(const struct pod_qdisc *q, struct cni_err *e)
 	return 0;
 }
 
-int pod_limit_remove(const struct pod_placement *p, const char *netns, struct cni_err *e)
+int pod_limit_remove(const struct bq_pod_placement *p, const char *netns, struct cni_err *e)
 {
 	const struct bq_kind *k = pod_kind();
 	int err = 0;
 
 	for (int i = 0; i < p->n; i++) {
-		const struct pod_qdisc *q = &p->q[i];
+		const struct bq_pod_qdisc *q = &p->q[i];
 		int back, one = 0;
 
 		if (!q->in_pod) {

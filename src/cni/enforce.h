@@ -9,6 +9,7 @@
 
 #include <net/if.h>
 #include "cni.h"
+#include "lib.h"
 
 /* A pod's attachment: its netns and interface, and the veth peer on the node. */
 struct pod_link {
@@ -18,20 +19,8 @@ struct pod_link {
 	char host_ifname[IF_NAMESIZE];
 };
 
-/* One qdisc a recipe created: what DEL and GC remove and stats labels. */
-struct pod_qdisc {
-	char role[16];			/* "ingress" or "egress": the pod's direction */
-	bool in_pod;			/* in the pod's netns, else the node's */
-	uint64_t netns_cookie;
-	int ifindex;
-	char dev[IF_NAMESIZE];
-	char kind[16];
-};
-#define POD_MAX_QDISCS	4
-struct pod_placement {
-	struct pod_qdisc q[POD_MAX_QDISCS];
-	int n;
-};
+/* Where a recipe put a pod's qdiscs (struct bq_pod_placement, lib.h): what
+ * DEL and GC remove, and what bpfqdisc stats labels with the pod. */
 
 /* STATUS, and before ADD: this kernel runs BPF qdiscs and the recipe's kinds
  * are loaded (loaded here if not). 0, or -1 with *e set (code 50). */
@@ -39,12 +28,12 @@ int pod_limit_ready(struct cni_err *e);
 /* Puts lim in force for the pod; *p says where. On failure nothing is left
  * (-1, *e set). */
 int pod_limit_apply(const struct pod_link *l, const struct cni_limits *lim,
-		    struct pod_placement *p, struct cni_err *e);
+		    struct bq_pod_placement *p, struct cni_err *e);
 /* 0 if every limit of lim is in force for the pod; else -1 with *e naming
  * the first that is not (code 101). */
 int pod_limit_check(const struct pod_link *l, const struct cni_limits *lim, struct cni_err *e);
 /* Removes what p placed, as far as it is still there: devices, netns and
  * qdiscs that went meanwhile are no error. netns: the pod's path, or NULL. */
-int pod_limit_remove(const struct pod_placement *p, const char *netns, struct cni_err *e);
+int pod_limit_remove(const struct bq_pod_placement *p, const char *netns, struct cni_err *e);
 
 #endif

@@ -17,13 +17,13 @@
 #include <unistd.h>
 #include "cni.h"
 #include "enforce.h"
-#include "state.h"
 #include "lib.h"
 
 #define STDIN_MAX	(1 << 20)
 
 struct cni_env {
 	const char *command, *container_id, *netns, *ifname;
+	const char *args;	/* CNI_ARGS: "K=V;K=V", or NULL */
 };
 
 int cni_cmd_conflist(int argc, char **argv);
@@ -86,6 +86,7 @@ static int read_env(struct cni_env *env, struct cni_err *e)
 	env->container_id = getenv("CNI_CONTAINERID");
 	env->netns = getenv("CNI_NETNS");
 	env->ifname = getenv("CNI_IFNAME");
+	env->args = getenv("CNI_ARGS");
 	if (att && (!env->container_id || !container_id_ok(env->container_id)))
 		return cni_fail(e, CNI_ERR_ENV, "invalid CNI_CONTAINERID",
 				"'%s': [A-Za-z0-9][A-Za-z0-9_.-]*, at most 200", env->container_id ?: "");
@@ -124,6 +125,22 @@ static int find_link(const struct cni_conf *c, const struct cni_env *env, struct
 	return 0;
 }
 
+/* The value of key in CNI_ARGS (SPEC.md: "K1=V1;K2=V2"), into buf ("" if
+ * absent): kubelet's K8S_POD_NAMESPACE and K8S_POD_NAME, for the record. */
+static void cni_arg(const char *args, const char *key, char *buf, size_t len)
+{
+	size_t klen = strlen(key);
+
+	buf[0] = 0;
+	while (args && *args) {
+		size_t n = strcspn(args, ";");
+
+		if (n > klen && !strncmp(args, key, klen) && args[klen] == '=')
+			snprintf(buf, len, "%.*s", (int)(n - klen - 1), args + klen + 1);
+		args += n + (args[n] == ';');
+	}
+}
+
 static void print_prev(const struct cni_conf *c)
 {
 	if (c->prev.p)
@@ -134,7 +151,7 @@ static void print_prev(const struct cni_conf *c)
 
 static int cmd_add(const struct cni_conf *c, const struct cni_env *env, struct cni_err *e)
 {
-	struct cni_record *r;
+	struct bq_pod_record *r;
 	struct pod_link l;
 	int err;
 
@@ -154,9 +171,13 @@ static int cmd_add(const struct cni_conf *c, const struct cni_env *env, struct c
 	snprintf(r->container_id, sizeof(r->container_id), "%s", env->container_id);
 	snprintf(r->ifname, sizeof(r->ifname), "%s", env->ifname);
 	snprintf(r->netns, sizeof(r->netns), "%s", env->netns);
+	cni_arg(env->args, "K8S_POD_NAMESPACE", r->pod_namespace, sizeof(r->pod_namespace));
+	cni_arg(env->args, "K8S_POD_NAME", r->pod_name, sizeof(r->pod_name));
 	err = pod_limit_apply(&l, &c->lim, &r->p, e);
-	if (!err && cni_state_save(r, e)) {
+	if (!err && bq_pod_record_save(r)) {
 		struct cni_err ignored;
+
+		cni_fail_lib(e, CNI_ERR_IO, "cannot keep the plugin's state");
 
 		pod_limit_remove(&r->p, env->netns, &ignored);
 		err = -1;
@@ -180,22 +201,22 @@ static int cmd_check(const struct cni_conf *c, const struct cni_env *env, struct
 }
 
 /* What the record of an attachment says was made; the record goes once it is gone. */
-static int remove_record(struct cni_record *r, const char *netns, struct cni_err *e)
+static int remove_record(struct bq_pod_record *r, const char *netns, struct cni_err *e)
 {
 	if (pod_limit_remove(&r->p, netns && netns[0] ? netns : r->netns, e))
 		return -1;
-	cni_state_drop(r->container_id, r->ifname);
+	bq_pod_record_drop(r->container_id, r->ifname);
 	return 0;
 }
 
 static int cmd_del(const struct cni_env *env, struct cni_err *e)
 {
-	struct cni_record *r = malloc(sizeof(*r));
+	struct bq_pod_record *r = malloc(sizeof(*r));
 	int err = 0;
 
 	if (!r)
 		return cni_fail(e, CNI_ERR_IO, "out of memory", "%s", "");
-	if (!cni_state_load(env->container_id, env->ifname, r))
+	if (!bq_pod_record_load(env->container_id, env->ifname, r))
 		err = remove_record(r, env->netns, e);
 	free(r);
 	return err;
@@ -207,20 +228,20 @@ struct gc_ctx {
 	int failed;
 };
 
-static bool attachment_valid(const struct cni_conf *c, const struct cni_record *r)
+static bool attachment_valid(const struct cni_conf *c, const struct bq_pod_record *r)
 {
-	struct cj_span a, v;
-	struct cj_iter it;
+	struct bq_cj_span a, v;
+	struct bq_cj_iter it;
 
-	cj_iter_init(&it, c->attachments);
-	while (cj_next(&it, NULL, &a))
-		if (cj_member(a, "containerID", &v) && cj_string_is(v, r->container_id) &&
-		    cj_member(a, "ifname", &v) && cj_string_is(v, r->ifname))
+	bq_cj_iter_init(&it, c->attachments);
+	while (bq_cj_next(&it, NULL, &a))
+		if (bq_cj_member(a, "containerID", &v) && bq_cj_string_is(v, r->container_id) &&
+		    bq_cj_member(a, "ifname", &v) && bq_cj_string_is(v, r->ifname))
 			return true;
 	return false;
 }
 
-static int gc_one(struct cni_record *r, void *arg)
+static int gc_one(struct bq_pod_record *r, void *arg)
 {
 	struct gc_ctx *g = arg;
 
@@ -238,7 +259,7 @@ static int cmd_gc(const struct cni_conf *c, struct cni_err *e)
 	if (!c->attachments.p)
 		return cni_fail(e, CNI_ERR_CONFIG, "invalid network config",
 				"GC without cni.dev/valid-attachments");
-	cni_state_each(gc_one, &g);
+	bq_pod_records_each(gc_one, &g);
 	return g.failed ? -1 : 0;
 }
 
@@ -253,12 +274,12 @@ static void print_version(const char *version)
 /* VERSION answers whatever the config: its cniVersion if this plugin speaks it. */
 static void cmd_version(const char *buf, size_t n)
 {
-	struct cj_span doc, v;
+	struct bq_cj_span doc, v;
 	char version[16];
 	const char *why;
 
-	if (cj_parse(buf, n, &doc, &why) || !cj_member(doc, "cniVersion", &v) ||
-	    cj_string(v, version, sizeof(version)) || !cni_version_supported(version))
+	if (bq_cj_parse(buf, n, &doc, &why) || !bq_cj_member(doc, "cniVersion", &v) ||
+	    bq_cj_string(v, version, sizeof(version)) || !cni_version_supported(version))
 		snprintf(version, sizeof(version), "1.1.0");
 	print_version(version);
 }

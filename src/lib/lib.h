@@ -3,9 +3,11 @@
 #ifndef BQ_LIB_H
 #define BQ_LIB_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <sys/types.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <linux/types.h>
 #include <linux/pkt_sched.h>	/* TC_H_ROOT */
@@ -109,6 +111,52 @@ void bq_prom_label(FILE *f, const char *s);
 /* s as one word of text output in buf (len >= 1; BQ_TEXT_LEN(strlen(s)) holds it all). */
 const char *bq_text_str(const char *s, char *buf, size_t len);
 #define BQ_TEXT_LEN(n)	(4 * (n) + 1)
+
+/*
+ * --- input (cjson.c) ---
+ * A strict JSON reader, for CNI configs and the pod records: no tree, no
+ * allocation. A value is a span of the caller's buffer, so that a member
+ * (prevResult) can be written back byte for byte. bq_cj_parse() checks a
+ * whole document once (RFC 8259: UTF-8, escapes, number grammar, nesting
+ * up to BQ_CJ_MAX_DEPTH); the lookups that follow trust spans it accepted.
+ */
+#define BQ_CJ_MAX_DEPTH	128
+
+enum bq_cj_type {
+	BQ_CJ_NONE, BQ_CJ_OBJECT, BQ_CJ_ARRAY, BQ_CJ_STRING, BQ_CJ_NUMBER, BQ_CJ_BOOL, BQ_CJ_NULL
+};
+
+struct bq_cj_span {
+	const char *p;		/* NULL: absent */
+	size_t n;
+};
+
+/* The document's one value, blanks around it dropped. 0, or -1 with *why set. */
+int bq_cj_parse(const char *buf, size_t n, struct bq_cj_span *doc, const char **why);
+enum bq_cj_type bq_cj_type(struct bq_cj_span v);
+
+/* An object's member of that name (the last, if repeated, as Go's decoder
+ * takes it). true if found; *out is then its value. */
+bool bq_cj_member(struct bq_cj_span obj, const char *key, struct bq_cj_span *out);
+
+/* Walks an object's members or an array's elements, in order. */
+struct bq_cj_iter {
+	const char *p, *end;
+	bool object;
+};
+void bq_cj_iter_init(struct bq_cj_iter *it, struct bq_cj_span v);
+/* The next member (key: its name, a string span; NULL for arrays) or element. */
+bool bq_cj_next(struct bq_cj_iter *it, struct bq_cj_span *key, struct bq_cj_span *val);
+
+/* A string's text, unescaped, into buf (NUL-terminated). -1 if v is not a
+ * string, holds U+0000, or does not fit. */
+int bq_cj_string(struct bq_cj_span v, char *buf, size_t len);
+/* Whether v is the string s. */
+bool bq_cj_string_is(struct bq_cj_span v, const char *s);
+/* A non-negative integer (no fraction or exponent) up to 2^64 - 1. */
+int bq_cj_u64(struct bq_cj_span v, uint64_t *out);
+/* true or false. */
+int bq_cj_bool(struct bq_cj_span v, bool *out);
 
 /* --- errors (error.c; bq_last_error(), bq_set_print(): libbpfqdisc.h) --- */
 /* Records an error message (and hands it to the print function, if any). */
@@ -449,5 +497,62 @@ unsigned long long bq_prom_xstat_name(const struct bq_kind *k, const struct bq_x
 bool bq_core_name(const char *name, bool prometheus);
 /* Whether instance q is the qdisc tc of netns. */
 bool bq_same_qdisc(const struct bq_instance *q, __u64 netns, const struct bq_qdisc_info *tc);
+
+/*
+ * --- pods (podrec.c) ---
+ * What bpfqdisc-bandwidth, the CNI plugin (src/cni/), created per
+ * attachment (container id and interface): a file of BQ_POD_STATE_DIR,
+ * <containerID>:<ifname> (neither may hold a ':'), holding a JSON record.
+ * The plugin's DEL reads it rather than trusting prevResult, its GC lists
+ * them against cni.dev/valid-attachments, and bpfqdisc stats --prometheus
+ * labels the series of a pod's qdiscs with its pod from it. Under /run:
+ * qdiscs do not outlive a reboot, nor should their records.
+ */
+#define BQ_POD_STATE_DIR	"/run/bpfqdisc/cni"
+
+/* One qdisc the plugin created (or its egress backstop, not a qdisc). */
+struct bq_pod_qdisc {
+	char role[16];			/* "ingress" or "egress": the pod's direction */
+	bool in_pod;			/* in the pod's netns, else the node's */
+	uint64_t netns_cookie;
+	int ifindex;
+	char dev[16];			/* IF_NAMESIZE */
+	char kind[16];
+};
+#define BQ_POD_MAX_QDISCS	4
+struct bq_pod_placement {
+	struct bq_pod_qdisc q[BQ_POD_MAX_QDISCS];
+	int n;
+};
+struct bq_pod_record {
+	char network[256];
+	char container_id[256];
+	char ifname[16];		/* CNI_IFNAME, in the pod's netns */
+	char netns[PATH_MAX];		/* CNI_NETNS: a path */
+	/* K8S_POD_NAMESPACE and K8S_POD_NAME of CNI_ARGS; "" if not given. */
+	char pod_namespace[256];
+	char pod_name[256];
+	struct bq_pod_placement p;
+};
+/* Writes r (atomically, replacing an earlier one). 0 or -errno (said). */
+int bq_pod_record_save(const struct bq_pod_record *r);
+/* The record of an attachment: 0, -ENOENT, or -EINVAL if unreadable. */
+int bq_pod_record_load(const char *container_id, const char *ifname, struct bq_pod_record *r);
+/* Parses a record's text (a file's bytes). 0 or -EINVAL. */
+int bq_pod_record_parse(const char *buf, size_t n, struct bq_pod_record *r);
+void bq_pod_record_drop(const char *container_id, const char *ifname);
+/* Calls fn for each readable record; stops at its first non-zero return. */
+int bq_pod_records_each(int (*fn)(struct bq_pod_record *r, void *arg), void *arg);
+/* Every readable record, malloc'd (none: *out NULL, *n 0). 0 or -ENOMEM. */
+int bq_pod_records(struct bq_pod_record **out, size_t *n);
+/* The qdisc of recs that qdisc tc of netns (a cookie) is, *rec its record;
+ * NULL if none is: the plugin's qdiscs are roots, on the device named. */
+const struct bq_pod_qdisc *bq_pod_qdisc_find(const struct bq_pod_record *recs, size_t n,
+					     __u64 netns, const struct bq_qdisc_info *tc,
+					     const struct bq_pod_record **rec);
+/* The labels that say which pod q of r is for, as Prometheus text: each
+ * ",name=value" of container_id, ifname (the pod's interface), direction
+ * (the pod's), network, pod_namespace and pod_name, those that are not "". */
+void bq_pod_prom_labels(FILE *f, const struct bq_pod_record *r, const struct bq_pod_qdisc *q);
 
 #endif

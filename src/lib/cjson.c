@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The plugin's JSON reader (cjson.h). One recursive scanner, value(),
- * both checks a document and finds where each value ends; the lookups
- * re-scan the spans they step over, which for a CNI config (a few KB) is
- * cheaper than building anything.
+ * The JSON reader (lib.h, "input"), of CNI configs and pod records. One
+ * recursive scanner, value(), both checks a document and finds where each
+ * value ends; the lookups re-scan the spans they step over, which for a
+ * CNI config (a few KB) is cheaper than building anything.
  */
 #include <string.h>
-#include "cjson.h"
+#include "lib.h"
 
 static const char *blanks(const char *p, const char *end)
 {
@@ -178,7 +178,7 @@ static const char *container(const char *p, const char *end, int depth, const ch
 	bool object = *p == '{';
 	char close = object ? '}' : ']';
 
-	if (depth >= CJ_MAX_DEPTH) {
+	if (depth >= BQ_CJ_MAX_DEPTH) {
 		*why = "nested too deep";
 		return NULL;
 	}
@@ -239,7 +239,7 @@ static const char *value(const char *p, const char *end, int depth, const char *
 	}
 }
 
-int cj_parse(const char *buf, size_t n, struct cj_span *doc, const char **why)
+int bq_cj_parse(const char *buf, size_t n, struct bq_cj_span *doc, const char **why)
 {
 	const char *end = buf + n, *p = blanks(buf, end), *after;
 
@@ -255,30 +255,30 @@ int cj_parse(const char *buf, size_t n, struct cj_span *doc, const char **why)
 	return 0;
 }
 
-enum cj_type cj_type(struct cj_span v)
+enum bq_cj_type bq_cj_type(struct bq_cj_span v)
 {
 	if (!v.p || !v.n)
-		return CJ_NONE;
+		return BQ_CJ_NONE;
 	switch (v.p[0]) {
-	case '{': return CJ_OBJECT;
-	case '[': return CJ_ARRAY;
-	case '"': return CJ_STRING;
-	case 't': case 'f': return CJ_BOOL;
-	case 'n': return CJ_NULL;
-	default: return CJ_NUMBER;
+	case '{': return BQ_CJ_OBJECT;
+	case '[': return BQ_CJ_ARRAY;
+	case '"': return BQ_CJ_STRING;
+	case 't': case 'f': return BQ_CJ_BOOL;
+	case 'n': return BQ_CJ_NULL;
+	default: return BQ_CJ_NUMBER;
 	}
 }
 
-void cj_iter_init(struct cj_iter *it, struct cj_span v)
+void bq_cj_iter_init(struct bq_cj_iter *it, struct bq_cj_span v)
 {
-	enum cj_type t = cj_type(v);
+	enum bq_cj_type t = bq_cj_type(v);
 
-	it->object = t == CJ_OBJECT;
+	it->object = t == BQ_CJ_OBJECT;
 	it->p = v.p + 1;
-	it->end = t == CJ_OBJECT || t == CJ_ARRAY ? v.p + v.n - 1 : it->p;
+	it->end = t == BQ_CJ_OBJECT || t == BQ_CJ_ARRAY ? v.p + v.n - 1 : it->p;
 }
 
-bool cj_next(struct cj_iter *it, struct cj_span *key, struct cj_span *val)
+bool bq_cj_next(struct bq_cj_iter *it, struct bq_cj_span *key, struct bq_cj_span *val)
 {
 	const char *why, *p = blanks(it->p, it->end), *after;
 
@@ -291,16 +291,16 @@ bool cj_next(struct cj_iter *it, struct cj_span *key, struct cj_span *val)
 		if (!after)
 			return false;
 		if (key)
-			*key = (struct cj_span){ p, after - p };
+			*key = (struct bq_cj_span){ p, after - p };
 		p = blanks(after, it->end);
 		p = blanks(p + 1, it->end);	/* the ':' */
 	} else if (key) {
-		*key = (struct cj_span){ NULL, 0 };
+		*key = (struct bq_cj_span){ NULL, 0 };
 	}
 	after = value(p, it->end, 0, &why);
 	if (!after)
 		return false;
-	*val = (struct cj_span){ p, after - p };
+	*val = (struct bq_cj_span){ p, after - p };
 	it->p = after;
 	return true;
 }
@@ -327,13 +327,13 @@ static bool put_utf8(char *buf, size_t len, size_t *at, unsigned long cp)
 	return true;
 }
 
-int cj_string(struct cj_span v, char *buf, size_t len)
+int bq_cj_string(struct bq_cj_span v, char *buf, size_t len)
 {
 	static const char esc[] = "\"\"\\\\//b\bf\fn\nr\rt\t";
 	const char *p, *end;
 	size_t at = 0;
 
-	if (cj_type(v) != CJ_STRING || !len)
+	if (bq_cj_type(v) != BQ_CJ_STRING || !len)
 		return -1;
 	for (p = v.p + 1, end = v.p + v.n - 1; p < end; ) {
 		unsigned long cp = 0;
@@ -368,35 +368,35 @@ int cj_string(struct cj_span v, char *buf, size_t len)
 	return 0;
 }
 
-bool cj_string_is(struct cj_span v, const char *s)
+bool bq_cj_string_is(struct bq_cj_span v, const char *s)
 {
 	char buf[256];
 
-	return strlen(s) < sizeof(buf) - 1 && !cj_string(v, buf, sizeof(buf)) && !strcmp(buf, s);
+	return strlen(s) < sizeof(buf) - 1 && !bq_cj_string(v, buf, sizeof(buf)) && !strcmp(buf, s);
 }
 
-bool cj_member(struct cj_span obj, const char *key, struct cj_span *out)
+bool bq_cj_member(struct bq_cj_span obj, const char *key, struct bq_cj_span *out)
 {
-	struct cj_span k, v;
-	struct cj_iter it;
+	struct bq_cj_span k, v;
+	struct bq_cj_iter it;
 	bool found = false;
 
-	if (cj_type(obj) != CJ_OBJECT)
+	if (bq_cj_type(obj) != BQ_CJ_OBJECT)
 		return false;
-	cj_iter_init(&it, obj);
-	while (cj_next(&it, &k, &v))
-		if (cj_string_is(k, key)) {
+	bq_cj_iter_init(&it, obj);
+	while (bq_cj_next(&it, &k, &v))
+		if (bq_cj_string_is(k, key)) {
 			*out = v;
 			found = true;
 		}
 	return found;
 }
 
-int cj_u64(struct cj_span v, uint64_t *out)
+int bq_cj_u64(struct bq_cj_span v, uint64_t *out)
 {
 	uint64_t x = 0;
 
-	if (cj_type(v) != CJ_NUMBER || v.p[0] == '-')
+	if (bq_cj_type(v) != BQ_CJ_NUMBER || v.p[0] == '-')
 		return -1;
 	for (size_t i = 0; i < v.n; i++) {
 		unsigned int d = v.p[i] - '0';
@@ -409,9 +409,9 @@ int cj_u64(struct cj_span v, uint64_t *out)
 	return 0;
 }
 
-int cj_bool(struct cj_span v, bool *out)
+int bq_cj_bool(struct bq_cj_span v, bool *out)
 {
-	if (cj_type(v) != CJ_BOOL)
+	if (bq_cj_type(v) != BQ_CJ_BOOL)
 		return -1;
 	*out = v.p[0] == 't';
 	return 0;
