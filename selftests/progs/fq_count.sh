@@ -13,10 +13,10 @@
 #       socket's srtt (ss, mid-run).
 #       skbs: GSO packets va sent (its tx_packets); segs: tc's packets.
 #       With TIMING=1, also fq's enqueue and dequeue ns a call, between
-#       fentry and fexit (the probe's own cost included: with it fq fell
-#       from about 2375 to 2275 Mbit/s, one flow), to hold against
-#       bpf_fq's bpf_stats (fq_ab.sh's TESTS rounds). The counters alone
-#       cost both kinds alike, about 0.5%.
+#       fentry and fexit (the probe's own cost included: fq made 2359,
+#       2371 Mbit/s with it, one flow, about 2387 without), to hold
+#       against bpf_fq's bpf_stats (fq_ab.sh's TESTS rounds). The
+#       counters alone cost both kinds alike, a few tenths of a percent.
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 OBJ=$TOP/.output/fq_count/count.bpf.o
 
