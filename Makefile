@@ -8,7 +8,8 @@
 #   make demo       bpf_fifo carrying traffic in the VM, with its stats
 #   make stress     the long runs: long leak and churn tests on each kernel
 #                   of STRESS_KERNELS too, fuzzers 10 minutes each beside
-#   make bench      benchmarks in the VM -> docs/benchmarks.md (BENCH=quick|full)
+#   make bench      benchmarks in the VM -> docs/benchmarks.md (BENCH=quick|full,
+#                   SECTIONS=cni: one section, the other tables kept)
 #   make install    PREFIX=/usr/local DESTDIR= (docs/install.md)
 #   make deb        bpfqdisc_VERSION_amd64.deb and bpfqdisc-dev_... in .output/
 #   make V=1        show the commands
@@ -286,8 +287,11 @@ demo: all
 # Not part of test: two VM boots side by side on the virtual clock
 # (docs/testing.md); quick takes about 10 minutes, full about 70.
 BENCH ?= quick
+# SECTIONS: only these sections of tools/bench, their tables merged into
+# docs/benchmarks.md (`make bench SECTIONS=cni`: the CNI plugins alone).
+SECTIONS ?=
 bench: all
-	tools/bench $(BENCH)
+	tools/bench $(BENCH) $(if $(SECTIONS),--merge $(SECTIONS))
 
 clean:
 	$(call msg,CLEAN,)

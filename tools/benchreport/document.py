@@ -11,7 +11,7 @@ import os
 
 from .records import ReportError
 
-BLOCKS = ["header", "cover", "cost", "fifo", "scale", "hbm", "flent", "kernels",
+BLOCKS = ["header", "cover", "cost", "fifo", "scale", "hbm", "flent", "kernels", "cni",
           "targets", "reproducibility"]
 BEGIN, END = "<!-- begin bench-report {} -->", "<!-- end bench-report {} -->"
 TITLE = "# Benchmarks"

@@ -11,7 +11,7 @@ import sys
 import tempfile
 
 from .stats import HBM_ROWS
-from .tables import COVER_KINDS, COST_KINDS, FLENT_KINDS
+from .tables import CNI_PLUGINS, COVER_KINDS, COST_KINDS, FLENT_KINDS, cni_rows
 
 
 def warn(msg):
@@ -66,6 +66,48 @@ set title '10 KB RPC P99 latency next to 1 MB flows'
 set ylabel 'ms'
 plot {cols}
 """
+CNI_PODS = """
+set output '{outdir}/bench-cni-pods.png'
+set style data histograms
+set style histogram errorbars gap 2 lw 1
+unset logscale x
+set xrange [*:*]
+set logscale y
+set yrange [*:*]
+set xlabel ''
+set title 'CNI ADD and DEL per pod, median and min-max (guest clock)'
+set ylabel 'ms (log scale)'
+plot '{pods}' using 2:3:4:xtic(1) title 'ADD', '' using 5:6:7 title 'DEL'
+"""
+CNI_PING = """
+set output '{outdir}/bench-cni-ping.png'
+set style data histograms
+set style histogram clustered gap 1
+set title 'Ping from the pod under its own 20 Mbit/s flow, median'
+set ylabel 'ms (log scale)'
+set xlabel 'burst (bits), direction'
+plot '{ping}' using 2:xtic(1) title 'bandwidth (reference)', '' using 3 title 'bpfqdisc-bandwidth'
+unset logscale y
+"""
+
+
+def cni_script(fig, tmp, outdir):
+    g = lambda *a: fig_value(fig, *a)
+    script = ""
+    pods = [p for p, _ in CNI_PLUGINS if p in fig.s.get("cni_pods", {})]
+    if pods:
+        dat = write_dat(os.path.join(tmp, "cni-pods"),
+                        [[name.split()[0]] + [g("cni_pods", p, m, s) for m in ("add_ms", "del_ms")
+                                              for s in ("median", "min", "max")]
+                         for p, name in CNI_PLUGINS if p in pods])
+        script += CNI_PODS.format(outdir=outdir, pods=dat)
+    rows = cni_rows(fig)
+    if rows:
+        dat = write_dat(os.path.join(tmp, "cni-ping"),
+                        [[f"{'2^32-1' if b == '4294967295' else b},{d}"] + [g("cni", f"{p}:{b}:{d}", "ping_med") for p, _ in CNI_PLUGINS]
+                         for b, d in rows])
+        script += CNI_PING.format(outdir=outdir, ping=dat)
+    return script
 
 
 def hbm_script(fig, tmp, outdir):
@@ -104,6 +146,7 @@ def gnuplot(fig, outdir):
                                for n in ns])
             script += SCALE.format(outdir=outdir, scale=scale)
         script += hbm_script(fig, tmp, outdir)
+        script += cni_script(fig, tmp, outdir)
         r = subprocess.run(["gnuplot"], input=script, text=True, capture_output=True)
         if r.returncode:
             warn(f"gnuplot failed: {r.stderr.strip()}")

@@ -33,9 +33,9 @@ def ratio_rows(fig, t, pairs, metrics):
     return [[f"{a} / {b}"] + [fmt_ratio(fig.paired(t, a, b, m)) for m in metrics] for a, b in pairs]
 
 
-def case_notes(fig, t):
+def case_notes(fig, t, skip=()):
     """What kept a case of table t from running (tools/bench's notes)."""
-    notes = fig.notes.get(t, {})
+    notes = {c: s for c, s in fig.notes.get(t, {}).items() if c not in skip}
     return [f"- {c}: {s}" for c, s in sorted(notes.items())] + [""] if notes else []
 
 
@@ -262,3 +262,52 @@ def printed_ratios(ratios, others):
     """The lines tools/bench prints: each headline ratio from every boot."""
     return [" ".join(str(c) for c in reproducibility_row(what, x, rounds, others)[:-1])
             for what, (x, rounds) in ratios.items()]
+
+
+# Section 7: the pod bandwidth plugins (tools/cni-measure's rows and pods).
+CNI_PLUGINS = [("ref", "bandwidth (reference)"), ("ours", "bpfqdisc-bandwidth")]
+CNI_BURSTS = ["4294967295", "200000"]
+CNI_DIRS = ["egress", "ingress"]
+CNI_ROW_METRICS = [("first", "first second Mbit/s", 1), ("steady", "steady Mbit/s", 2),
+                   ("retrans", "retransmits", 0), ("ping_med", "ping median ms", 3),
+                   ("ping_p90", "ping p90 ms", 3)]
+CNI_POD_METRICS = [("add_ms", "ADD ms per pod"), ("del_ms", "DEL ms per pod")]
+
+
+def cni_rows(fig):
+    """(burst, dir) of every row both plugins ran."""
+    return [(b, d) for b in CNI_BURSTS for d in CNI_DIRS
+            if all(f"{p}:{b}:{d}" in fig.s.get("cni", {}) for p, _ in CNI_PLUGINS)]
+
+
+def mean_cell(fig, t, c, m):
+    """The mean of a figure's values, then median (min–max)."""
+    g = fig.get(t, c, m)
+    if not g:
+        return "–"
+    return f"{sum(g['values']) / g['n']:.1f}; {fig.cell(t, c, m, 1)}"
+
+
+def cni(fig, meta, verdicts):
+    if "cni" not in fig.s and "cni_pods" not in fig.s:
+        return [not_measured(meta, "`tools/bench quick --merge cni` runs it"), ""] + case_notes(fig, "cni")
+    lines = [f"Runs: {fig.note('cni', 'params') or '?'}.", ""]
+    rows = [[name, b, d] + [fig.cell("cni", f"{p}:{b}:{d}", m, digits) for m, _, digits in CNI_ROW_METRICS] +
+            [fig.cell("cni", f"{p}:{b}:{d}", "police")]
+            for p, name in CNI_PLUGINS for b, d in cni_rows(fig)]
+    lines += md_table(["plugin", "burst (bits)", "direction"] + [h for _, h, _ in CNI_ROW_METRICS] +
+                      ["police drops"], rows)
+    pods = fig.s.get("cni_pods", {})
+    n = max((g["n"] for c in pods.values() for g in c.values()), default=0)
+    if pods:
+        lines += [f"{n} pods, one after the other: mean; median (min–max) per pod, guest ms.", ""]
+        lines += md_table(["plugin"] + [h for _, h in CNI_POD_METRICS] +
+                          ["kernel memory, all pods limited (kB)", "BPF maps made (bytes memlock)",
+                           "maps"],
+                          [[name] + [mean_cell(fig, "cni_pods", p, m) for m, _ in CNI_POD_METRICS] +
+                           [fig.cell("cni_pods", p, m) for m in ("kmem_kb", "map_bytes", "maps")]
+                           for p, name in CNI_PLUGINS if p in pods])
+    lines += md_table(["bpfqdisc-bandwidth against the reference", "ours", "reference",
+                       "ours / reference", "better", "beats it"], verdicts.cni_rows)
+    return (lines + case_notes(fig, "cni", ("params",)) +
+            ["![ADD and DEL per pod](bench-cni-pods.png)", "", "![ping under load](bench-cni-ping.png)", ""])

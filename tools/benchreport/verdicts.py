@@ -7,7 +7,8 @@ import json
 import operator
 import os
 
-from .stats import HTB_ROW, hbm_key, htb_case
+from .stats import HTB_ROW, hbm_key, htb_case, ratio
+from .tables import CNI_POD_METRICS, CNI_ROW_METRICS, cni_rows
 
 TARGETS_JSON = os.path.join(os.path.dirname(os.path.abspath(__file__)), "targets.json")
 OPS = {">=": ("≥", operator.ge), "<=": ("≤", operator.le)}
@@ -40,6 +41,7 @@ class Verdicts:
         self.kernels = kernels  # {"stock": [Figures of each boot], "patched": [...]}
         self.rows = []  # (what, target, measured, state, why)
         self.ratios = {}  # headline ratio -> (median, per-round ratios)
+        self.cni_rows = []  # section 7's comparison: what, ours, ref, ratio, better, beats
 
     def judge(self, targets):
         for t in targets:
@@ -154,6 +156,36 @@ class Verdicts:
                     self.ratios[f"HBM {row} {limit} Mbit/s {flows} flows, {name} / htb"] = (
                         x, self.fig.round_ratios("hbm", key, htb_case(key), m) or [])
 
+    def cni_target(self, t):
+        """bpfqdisc-bandwidth against the reference plugin, row by row: each
+        comparison's ratio is a headline ratio; the target is met if ours is
+        better on every one."""
+        limit = self.fig.med("cni", "limit", "mbit")
+        comparisons = [(f"{b} bits, {d}, {name}", "cni", f"ours:{b}:{d}", f"ref:{b}:{d}", m, BETTER[m])
+                       for b, d in cni_rows(self.fig) for m, name, _ in CNI_ROW_METRICS]
+        comparisons += [(name, "cni_pods", "ours", "ref", m, "lower")
+                        for m, name in CNI_POD_METRICS + [("kmem_kb", "kernel memory, all pods (kB)")]]
+        misses, total = [], 0
+        for what, table, a, b, m, better in comparisons:
+            x, y = self.fig.med(table, a, m), self.fig.med(table, b, m)
+            if x is None or y is None:
+                continue
+            total += 1
+            r = self.fig.paired(table, a, b, m) if table == "cni" else ratio(x, y)
+            if r:  # 0 retransmits against some: no ratio to compare boots by
+                self.ratios[f"CNI {what}, ours / reference"] = (
+                    r, (self.fig.round_ratios(table, a, b, m) or []) if table == "cni" else [])
+            beats = cni_beats(x, y, better, limit)
+            if beats != "yes":
+                misses.append(f"{what} ({beats}: {x:g} vs {y:g})")
+            self.cni_rows.append([what, f"{x:g}", f"{y:g}", "–" if r is None else f"{r:.3g}×",
+                                  BETTER_TEXT[better].format(limit=f"{limit:g}" if limit else "?"), beats])
+        if total:
+            self.add("bpfqdisc-bandwidth against the reference plugin", "better on every row",
+                     f"{total - len(misses)} of {total} rows", not misses,
+                     phrases("not better in " + "; ".join(misses) + "." if misses else "",
+                             link(t["explain"])))
+
     # --- the figures a why shows ---------------------------------------
 
     def figures(self, t):
@@ -222,7 +254,27 @@ class Verdicts:
                 "no round did in " + ", ".join(never) + ".")
 
 
+# Which way is better for each of section 7's figures.
+BETTER = {"first": "near", "steady": "higher", "retrans": "lower", "ping_med": "lower",
+          "ping_p90": "lower"}
+BETTER_TEXT = {"near": "nearer the limit ({limit} Mbit/s)", "higher": "higher, up to the limit",
+               "lower": "lower"}
+
+
+def cni_beats(x, y, better, limit):
+    """yes, no or equal: ours (x) against the reference (y)."""
+    if better == "near":
+        if limit is None:
+            return "not measured"
+        x, y = -abs(x - limit), -abs(y - limit)
+    elif better == "higher" and limit is not None and x > limit:
+        return "no"
+    elif better == "lower":
+        x, y = -x, -y
+    return "yes" if x > y else ("equal" if x == y else "no")
+
+
 KINDS = {"ratio": Verdicts.ratio_target, "growth": Verdicts.growth_target,
          "policy_cost": Verdicts.policy_cost_target, "hbm_rate": Verdicts.hbm_rate_target,
-         "hbm_rpc": Verdicts.hbm_rpc_target}
+         "hbm_rpc": Verdicts.hbm_rpc_target, "cni": Verdicts.cni_target}
 FIGURES = {"floor": Verdicts.floor_figures, "fifo_steps": Verdicts.fifo_steps_figures}
