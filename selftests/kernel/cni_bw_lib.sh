@@ -6,6 +6,7 @@
 #                           CNI_ARGS $BW_ARGS): its stdout in $out, its
 #                           exit status in $rc
 #   bw_conf VER [MEMBERS] [PREV]   a network config of type bpfqdisc-bandwidth
+#   bw_limits RATE BURST    MEMBERS for RATE bit/s and BURST bits each way
 #   bw_code                 the "code" of the error JSON in $out
 #   bw_expect_code CODE WHAT      fail unless $rc is non-zero and $out is a
 #                           CNI error of CODE
@@ -26,6 +27,10 @@ bw() {
 bw_conf() {
 	printf '{"cniVersion":"%s","name":"%s","type":"bpfqdisc-bandwidth"%s%s}' "$1" "$CNI_NET" \
 		"${2:+,$2}" "${3:+,\"prevResult\":$3}"
+}
+
+bw_limits() {
+	printf '"ingressRate":%s,"ingressBurst":%s,"egressRate":%s,"egressBurst":%s' "$1" "$2" "$1" "$2"
 }
 
 bw_code() { printf '%s' "$out" | jq -r .code; }

@@ -25,11 +25,16 @@ pod_flow() {
 	from=3
 	[ "$2" -ge 8 ] || from=1
 	FIRST=$(jq '.intervals[0].sum.bits_per_second / 1e6 * 10 | round / 10' "$TMPD/$rx.json")
-	STEADY=$(jq ".intervals[$from:] | ([.[].sum.bytes] | add) * 8 / ([.[].sum.seconds] | add) / 1e6 * 100 | round / 100" \
-		"$TMPD/$rx.json")
+	STEADY=$(iperf_steady "$TMPD/$rx.json" $from)
 	PING=$(sed -n 's/.*time=\([0-9.]*\) ms/\1/p' "$TMPD/ping" | sort -n |
 		awk '{ v[NR] = $1 } END { if (NR) printf "%s / %s\n", v[int((NR + 1) / 2)], v[int(NR * 0.9 + 0.5)] }')
 	PING_MED=${PING%% *}
+}
+
+# iperf_steady JSON FROM: Mbit/s of iperf3's -J output JSON from interval
+# FROM (0 is the first second) to the end, to two decimals.
+iperf_steady() {
+	jq ".intervals[$2:] | ([.[].sum.bytes] | add) * 8 / ([.[].sum.seconds] | add) / 1e6 * 100 | round / 100" "$1"
 }
 
 # pod_retrans NS: TCP segments retransmitted in netns NS ("": the node's).
@@ -47,7 +52,7 @@ police_get() { "$TOP/bin/podlimit" /sys/fs/bpf/bpfqdisc_pod/pod_limits get "$1";
 # pod_limit_add RATE BURST: bpfqdisc-bandwidth's ADD for pod "pod" after
 # ptp's result $RES, RATE bit/s and BURST bits each way.
 pod_limit_add() {
-	bw ADD "$(bw_conf 1.1.0 "\"ingressRate\":$1,\"ingressBurst\":$2,\"egressRate\":$1,\"egressBurst\":$2" "$RES")" pod
+	bw ADD "$(bw_conf 1.1.0 "$(bw_limits "$1" "$2")" "$RES")" pod
 	[ "$rc" = 0 ] || fail "the plugin's ADD: $out"
 }
 

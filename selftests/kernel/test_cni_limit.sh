@@ -23,7 +23,7 @@ RES=$(cni_pod_add pod)
 H=$(echo "$RES" | cni_host_if)
 G=$(echo "$RES" | cni_gateway)
 pod_limit_add ${LIMIT}000000 4294967295
-bw CHECK "$(bw_conf 1.1.0 "\"ingressRate\":${LIMIT}000000,\"ingressBurst\":4294967295,\"egressRate\":${LIMIT}000000,\"egressBurst\":4294967295" "$RES")" pod
+bw CHECK "$(bw_conf 1.1.0 "$(bw_limits ${LIMIT}000000 4294967295)" "$RES")" pod
 [ "$rc" = 0 ] || fail "CHECK after ADD: $out"
 burst=$(police_get "$H" | awk '{ print $2 }')
 [ "$burst" = 500000 ] || fail "the placeholder burst: the backstop's is $burst bytes, not 200 ms of the rate (500000)"

@@ -36,7 +36,7 @@ held() {
 }
 
 expect ip netns exec pod tc qdisc del dev eth0 root
-bw CHECK "$(bw_conf 1.1.0 "\"ingressRate\":${LIMIT}000000,\"ingressBurst\":4294967295,\"egressRate\":${LIMIT}000000,\"egressBurst\":4294967295" "$RES")" pod
+bw CHECK "$(bw_conf 1.1.0 "$(bw_limits ${LIMIT}000000 4294967295)" "$RES")" pod
 bw_expect_code 101 "CHECK after the pod deleted its qdisc"
 held "the pod deleted its qdisc"
 expect ip netns exec pod tc qdisc replace dev eth0 root pfifo limit 10000

@@ -19,8 +19,7 @@ EXT_NODE=198.51.100.1 EXT=198.51.100.2 SERVERS= CLIENTS=
 
 pod() { # NAME MBIT: the pod, limited each way; sets RES
 	RES=$(cni_pod_add "$1")
-	lim=$(($2 * 1000000))
-	bw ADD "$(bw_conf 1.1.0 "\"ingressRate\":$lim,\"ingressBurst\":200000,\"egressRate\":$lim,\"egressBurst\":200000" "$RES")" "$1"
+	bw ADD "$(bw_conf 1.1.0 "$(bw_limits $(($2 * 1000000)) 200000)" "$RES")" "$1"
 	[ "$rc" = 0 ] || fail "$1: the plugin's ADD: $out"
 }
 pod a 10
@@ -61,14 +60,10 @@ finish() {
 	CLIENTS= SERVERS=
 }
 
-# rate NAME: Mbit/s the server of NAME received over seconds 2 to the end.
-rate() {
-	jq '.intervals[1:] | ([.[].sum.bytes] | add) * 8 / ([.[].sum.seconds] | add) / 1e6 * 100 | round / 100' \
-		"$TMPD/$1.json"
-}
-# held NAME LIMIT: NAME's rate within 0.85-1.03x of LIMIT Mbit/s.
+# held NAME LIMIT: what NAME's server received over seconds 2 to the end,
+# within 0.85-1.03x of LIMIT Mbit/s.
 held() {
-	r=$(rate "$1")
+	r=$(iperf_steady "$TMPD/$1.json" 1)
 	note "$1: $r Mbit/s (limit $2)"
 	within "$(awk -v r="$r" -v l="$2" 'BEGIN { print r / l }')" 0.85 1.03 ||
 		fail "$1: $r Mbit/s against a limit of $2 ($(jq -r .error "$TMPD/$1.json"))"

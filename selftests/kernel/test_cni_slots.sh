@@ -16,7 +16,7 @@ KIND=bpf_hbm
 # The plugin loads the kind with its own slots: not an earlier test's load.
 "$BQ" unload hbm >/dev/null 2>&1 || true
 
-LIMIT="\"ingressRate\":20000000,\"ingressBurst\":200000,\"egressRate\":20000000,\"egressBurst\":200000"
+LIMIT=$(bw_limits 20000000 200000)
 
 # limited NAME: ADD and CHECK of the plugin for pod NAME after ptp's
 # result $RES; its eth0 has the kind as root.
