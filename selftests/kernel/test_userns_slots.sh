@@ -21,7 +21,7 @@ attack 65534 4
 echo "$why" | grep -q "Operation not permitted" || fail "tc in the user namespace said '$why'"
 # Root's bpfqdisc in the user's netns is refused too, and says why.
 user_netns 65534
-expect_err 1 "user namespace.*--userns-slots" "$BQ" -n u qdisc add dev d1 root bpf_fifo
+expect_err 1 "user namespace.*--userns-slots" "$BQ" -n u qdisc add dev d0 root bpf_fifo
 expect ip netns del u
 expect "$BQ" -n a qdisc add dev va root bpf_fifo
 expect ip netns exec b tc qdisc add dev vb root bpf_fifo
@@ -36,7 +36,7 @@ attack 65534 4
 [ "$got" = 2 ] || fail "uid 65534 got $got bpf_fifo with --userns-slots 2"
 echo "$why" | grep -q "No space left on device" || fail "tc past the userns slots said '$why'"
 user_netns 65534
-expect_err 1 "2 slots .* user namespaces .* taken" "$BQ" -n u qdisc add dev d4 root bpf_fifo
+expect_err 1 "2 slots .* user namespaces .* taken" "$BQ" -n u qdisc add dev d$got root bpf_fifo
 expect ip netns del u
 expect "$BQ" -n a qdisc add dev va root bpf_fifo
 expect ip netns exec b tc qdisc add dev vb root bpf_fifo

@@ -44,7 +44,7 @@ attack 65534 2
 nested_attack
 [ "$got" = 0 ] || fail "uid 65534 got another slot through a nested namespace of its subordinate uid"
 user_netns 65534
-expect_err 1 "uid 65534, who holds the 1 slot each user may have" "$BQ" -n u qdisc add dev d2 root bpf_fifo
+expect_err 1 "uid 65534, who holds the 1 slot each user may have" "$BQ" -n u qdisc add dev d0 root bpf_fifo
 expect ip netns del u
 attack 65533 1
 [ "$got" = 1 ] || fail "uid 65533 got $got bpf_fifo while uid 65534 holds its share (tc: $why)"

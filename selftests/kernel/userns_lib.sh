@@ -10,26 +10,27 @@ ATTACKERS= ATTACKS=0
 # Their namespaces hold qdiscs, which would outlive a failed test.
 trap 'kill $ATTACKERS 2>/dev/null || true; ip netns del u 2>/dev/null || true' EXIT
 
-# attack UID N: as UID, in a user and network namespace of its own, N dummy
-# devices each asked for a root bpf_fifo; $got is how many tc made, $why
-# tc's first error. The namespace lives on (a sleep) until the end.
+# attack UID N: as UID, in a user and network namespace of its own, up to
+# N dummy devices each asked for a root $ATTACK_KIND (default bpf_fifo),
+# until tc refuses one (no slot comes free meanwhile); $got is how many tc
+# made, $why its error. The namespace lives on (a sleep) until the end.
 attack() {
 	ATTACKS=$((ATTACKS + 1))
 	out=$USERNS_TMP/attack$ATTACKS
 	setpriv --reuid=$1 --regid=$1 --clear-groups unshare -Urn dash -c '
-		got=0 i=0
-		while [ $i -lt $1 ]; do
-			i=$((i + 1))
-			ip link add d$i type dummy
-			tc qdisc add dev d$i root bpf_fifo 2>>"$2.err" && got=$((got + 1))
+		got=0
+		while [ $got -lt $1 ]; do
+			ip link add d$got type dummy
+			tc qdisc add dev d$got root $3 2>>"$2.err" || break
+			got=$((got + 1))
 		done
 		echo $got >"$2"
-		exec sleep 600' sh "$2" "$out" &
+		exec sleep 600' sh "$2" "$out" "${ATTACK_KIND:-bpf_fifo}" &
 	ATTACKERS="$ATTACKERS $!"
 	wait_for 20 test -s "$out" || fail "the user namespace's tc did not finish"
 	got=$(cat "$out")
 	why=$(head -n1 "$out.err" 2>/dev/null || true)
-	note "uid $1 asked for $2 bpf_fifo, got $got${why:+ (tc: $why)}"
+	note "uid $1 asked for $2 ${ATTACK_KIND:-bpf_fifo}, got $got${why:+ (tc: $why)}"
 }
 
 # user_netns UID: name "u" the network namespace of UID's latest attack
