@@ -39,12 +39,17 @@
  * .init bounds the user namespaces' slots per user. An older object
  * ignores them, so the loader gives it user namespaces only with
  * --user-slots equal to --userns-slots (no bound per user).
+ * 2.3: with bq_config.netns_slots, a user namespace root made (a pod's of
+ * hostUsers: false) is root's, like a netns root made: it holds at most
+ * netns_slots, over its netns and the namespaces nested in it, and none
+ * of userns_slots (bq_instance.userns BQ_USERNS_ROOT). An older object
+ * counts it among userns_slots, as uid 0's.
  */
 #ifndef BQ_FRAMEWORK_MAJOR
 #define BQ_FRAMEWORK_MAJOR	2
 #endif
 #ifndef BQ_FRAMEWORK_MINOR
-#define BQ_FRAMEWORK_MINOR	2
+#define BQ_FRAMEWORK_MINOR	3
 #endif
 
 struct bq_version {
@@ -266,14 +271,25 @@ struct bq_where {
 struct bq_instance {
 	/* Hot: touched by every packet. */
 	__u32 slot;
-	__u32 userns_owner;	/* if userns: the uid owning its outermost user namespace */
+	__u32 userns_owner;	/* whom userns charges (BQ_USERNS_*) */
 	struct bq_counters cnt;
 	/* Cold: who this is, for user space. */
 	struct bq_where where;
 	__u32 handle;
-	__u32 userns;		/* 1: its netns's owner is not the initial user namespace */
+	__u32 userns;		/* BQ_USERNS_*: whose user namespace its netns's is */
 	__u64 created_ns;	/* CLOCK_MONOTONIC */
 };
+
+/*
+ * bq_instance.userns, as .init counts the qdisc (struct bq_config): in the
+ * initial user namespace; in a user's, one of userns_slots, charged to
+ * userns_owner, the uid owning the outermost user namespace above its
+ * netns; (2.3) in one root made, one of that namespace's netns_slots,
+ * userns_owner its inode number.
+ */
+#define BQ_USERNS_INITIAL	0
+#define BQ_USERNS_USER		1
+#define BQ_USERNS_ROOT		2
 
 /*
  * What .init checks before it keeps the slot it claimed. Any local user
@@ -286,8 +302,13 @@ struct bq_instance {
  * it maps and nests below it. A container given
  * CAP_NET_ADMIN in a netns of its own is in the initial user namespace:
  * netns_slots (--netns-slots; 0: no cap) bounds what each netns but the
- * initial one may hold. closing is 1 while bq_unload looks for live
- * qdiscs before it unpins the kind.
+ * initial one may hold. An outermost user namespace that uid 0 owns, such
+ * as a runtime makes for a pod or container, is root's too (2.3): with
+ * netns_slots, its qdiscs take none of userns_slots, and all of them, in
+ * whatever netns and user namespaces its root makes below it, hold at
+ * most netns_slots (without, they are uid 0's among userns_slots).
+ * closing is 1 while bq_unload looks for live qdiscs before it unpins the
+ * kind.
  */
 struct bq_config {
 	__u32 userns_slots;

@@ -446,31 +446,6 @@ static __always_inline struct bq_slot *bq_slot_claim(struct Qdisc *sch, u32 *slo
 	return NULL;
 }
 
-/*
- * Whether sch's device is in a netns of a user namespace other than the
- * initial one (level 0; every other is its descendant). vmlinux BTF has no
- * variable init_user_ns to compare with: it holds per-CPU variables only.
- */
-static __always_inline bool bq_in_userns(struct Qdisc *sch)
-{
-	return BPF_CORE_READ(sch, dev_queue, dev, nd_net.net, user_ns, level) != 0;
-}
-
-/*
- * The user a qdisc in a user namespace counts against: the owner of the
- * outermost user namespace above its netns (level 1), whom no mapping of
- * subordinate ids or nesting below it changes. Levels stop at 32.
- */
-static __always_inline u32 bq_userns_owner(struct Qdisc *sch)
-{
-	struct user_namespace *ns = BPF_CORE_READ(sch, dev_queue, dev, nd_net.net, user_ns);
-	int i;
-
-	for (i = 0; i < 32 && ns && BPF_CORE_READ(ns, level) > 1; i++)
-		ns = BPF_CORE_READ(ns, parent);
-	return ns ? BPF_CORE_READ(ns, owner.val) : 0;
-}
-
 static __always_inline bool bq_in_initial_net(struct Qdisc *sch)
 {
 	return BPF_CORE_READ(sch, dev_queue, dev, nd_net.net, ns.inum) == BQ_INIT_NET_INUM;
@@ -479,15 +454,45 @@ static __always_inline bool bq_in_initial_net(struct Qdisc *sch)
 /* Where a new qdisc is, as its admission sees it. */
 struct bq_origin {
 	u64 netns_cookie;
-	bool userns;		/* its netns's owner is not the initial user namespace */
 	bool initial_net;
-	u32 userns_owner;	/* if userns: bq_userns_owner() */
+	u32 userns;		/* BQ_USERNS_* */
+	u32 userns_owner;	/* whom that charges */
 };
 
-/* Slots held by qdiscs in user namespaces, by o's user, and in o's netns. */
+/*
+ * Whose user namespace sch's netns belongs to (bq_origin.userns): the
+ * initial one is the only one at level 0, every other its descendant.
+ * Above all the others is one at level 1, whose owner no mapping of
+ * subordinate ids or nesting below it changes: a user, or root (uid 0),
+ * who made it for a pod or container and gave that its own netns_slots.
+ * Levels stop at 32. vmlinux BTF has no variable init_user_ns to compare
+ * with: it holds per-CPU variables only.
+ */
+static __always_inline void bq_origin_userns(struct Qdisc *sch, const struct bq_config *c,
+					     struct bq_origin *o)
+{
+	struct user_namespace *ns = BPF_CORE_READ(sch, dev_queue, dev, nd_net.net, user_ns);
+	u32 owner;
+	int i;
+
+	if (!ns || !BPF_CORE_READ(ns, level))
+		return;
+	for (i = 0; i < 32 && ns && BPF_CORE_READ(ns, level) > 1; i++)
+		ns = BPF_CORE_READ(ns, parent);
+	owner = ns ? BPF_CORE_READ(ns, owner.val) : 0;
+	if (!owner && c->netns_slots) {
+		o->userns = BQ_USERNS_ROOT;
+		o->userns_owner = BPF_CORE_READ(ns, ns.inum);
+	} else {
+		o->userns = BQ_USERNS_USER;
+		o->userns_owner = owner;
+	}
+}
+
+/* Slots held in users' user namespaces, by o's owner, and in o's netns. */
 struct bq_held {
 	u32 userns;
-	u32 user;
+	u32 owner;
 	u32 netns;
 };
 
@@ -495,14 +500,14 @@ static __always_inline void bq_slots_held(const struct bq_origin *o, struct bq_h
 {
 	u32 i;
 
-	h->userns = h->user = h->netns = 0;
+	h->userns = h->owner = h->netns = 0;
 	bpf_for(i, 0, bq_max_instances) {
 		struct bq_slot *s = bq_slot_at(i);
 
 		if (!s || !s->owner)
 			continue;
-		h->userns += s->inst.userns;
-		h->user += s->inst.userns && s->inst.userns_owner == o->userns_owner;
+		h->userns += s->inst.userns == BQ_USERNS_USER;
+		h->owner += s->inst.userns == o->userns && s->inst.userns_owner == o->userns_owner;
 		h->netns += s->inst.where.netns_cookie == o->netns_cookie;
 	}
 }
@@ -517,12 +522,14 @@ static __always_inline int bq_quota(const struct bq_config *c, const struct bq_o
 {
 	struct bq_held h;
 
-	if (o->userns && !c->userns_slots)
+	if (o->userns == BQ_USERNS_USER && !c->userns_slots)
 		return -EPERM;
-	if (!o->userns && (o->initial_net || !c->netns_slots))
+	if (o->userns == BQ_USERNS_INITIAL && (o->initial_net || !c->netns_slots))
 		return 0;
 	bq_slots_held(o, &h);
-	if (o->userns && (h.userns >= c->userns_slots || h.user >= c->user_slots))
+	if (o->userns == BQ_USERNS_USER && (h.userns >= c->userns_slots || h.owner >= c->user_slots))
+		return -ENOSPC;
+	if (o->userns == BQ_USERNS_ROOT && h.owner >= c->netns_slots)
 		return -ENOSPC;
 	if (!o->initial_net && c->netns_slots && h.netns >= c->netns_slots)
 		return -ENOSPC;
@@ -634,7 +641,6 @@ static __always_inline int bq_instance_create(struct Qdisc *sch,
 	u32 slot, handle = sch->handle;
 	struct bq_origin origin = {
 		.netns_cookie = where.netns_cookie,
-		.userns = bq_in_userns(sch),
 		.initial_net = bq_in_initial_net(sch),
 	};
 	u32 zero = 0;
@@ -645,8 +651,7 @@ static __always_inline int bq_instance_create(struct Qdisc *sch,
 
 	if (!c)
 		return -ENOENT;
-	if (origin.userns)
-		origin.userns_owner = bq_userns_owner(sch);
+	bq_origin_userns(sch, c, &origin);
 	err = bq_quota(c, &origin);
 	if (err)
 		return err;

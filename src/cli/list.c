@@ -59,8 +59,10 @@ static void print_instance(const struct bq_kind *k, const struct bq_param_set *s
 		       (unsigned long long)q->where.netns_cookie);
 	print_handle("handle", q->handle);
 	print_handle("parent", q->where.parent);
-	if (q->userns)
+	if (q->userns == BQ_USERNS_USER)
 		printf(" userns");
+	else if (q->userns == BQ_USERNS_ROOT)
+		printf(" userns root");
 	if (!bq_read_params(k, q->slot, &params))
 		print_params(set, &params);
 	printf("\n    enqueued %llu dequeued %llu (%llu bytes) dropped %llu",
@@ -73,8 +75,9 @@ static void print_instance(const struct bq_kind *k, const struct bq_param_set *s
 
 /*
  * "4 slots, 2 for user namespaces (1 held), at most 1 per user, at most 2
- * per network namespace but the initial one": what load --userns-slots,
- * --user-slots and --netns-slots set.
+ * per network namespace but the initial one and per user namespace root
+ * made" (framework 2.3): what load --userns-slots, --user-slots and
+ * --netns-slots set.
  */
 static void print_slots(const struct bq_kind *k, const struct bq_instance_info *v, size_t n)
 {
@@ -84,7 +87,7 @@ static void print_slots(const struct bq_kind *k, const struct bq_instance_info *
 	if (bq_read_config(k, &c))
 		return;
 	for (size_t i = 0; i < n; i++)
-		held += v[i].inst.userns;
+		held += v[i].inst.userns == BQ_USERNS_USER;
 	printf("  %u slots, ", bq_slot_count(k));
 	if (c.userns_slots)
 		printf("%u for user namespaces (%zu held), at most %u per user", c.userns_slots,
@@ -92,7 +95,8 @@ static void print_slots(const struct bq_kind *k, const struct bq_instance_info *
 	else
 		printf("none for user namespaces");
 	if (c.netns_slots)
-		printf(", at most %u per network namespace but the initial one", c.netns_slots);
+		printf(", at most %u per network namespace but the initial one%s", c.netns_slots,
+		       bq_kind_framework_minor(k) >= 3 ? " and per user namespace root made" : "");
 	printf("\n");
 }
 

@@ -32,13 +32,16 @@
 /*
  * A pod's root has CAP_NET_ADMIN in its netns and may put the kind on
  * devices of its own there: one slot per pod netns keeps the others for the
- * node's pods. Pods in user namespaces of their own (hostUsers: false) hold
- * their egress qdisc in a netns of that user namespace, which the kind
- * counts apart; POD_USERNS_SLOTS of them, and the rest (224) still hold 110
- * pods of the initial one, each a qdisc on either side.
+ * node's pods. A pod in a user namespace of its own (hostUsers: false)
+ * holds its egress qdisc in a netns of that user namespace, which the
+ * runtime, root, made: that one slot is all the pod gets, over whatever
+ * netns and user namespaces its root makes in it. Local users' user
+ * namespaces, which any user can make, share POD_USERNS_SLOTS, at most
+ * POD_USER_SLOTS each; the rest (240) hold 110 pods, a qdisc on either side.
  */
 #define POD_NETNS_SLOTS		1
-#define POD_USERNS_SLOTS	32
+#define POD_USERNS_SLOTS	16
+#define POD_USER_SLOTS		4
 /* Packets a qdisc may hold: 3 MB of MTU packets, 1.2 s at 20 Mbit/s. Each
  * ring slot costs 40 bytes in bq_pool and bq_timeq: 21 MB for all. */
 #define POD_RING_SLOTS		2048
@@ -71,7 +74,7 @@ int pod_limit_ready(struct cni_err *e)
 	const struct bq_kind *k = pod_kind();
 	struct bq_load_opts o = { .max_instances = POD_MAX_INSTANCES, .ring_slots = POD_RING_SLOTS,
 				  .netns_slots = POD_NETNS_SLOTS, .userns_slots = POD_USERNS_SLOTS,
-				  .user_slots = POD_USERNS_SLOTS };
+				  .user_slots = POD_USER_SLOTS };
 	struct bq_param_set set;
 
 	if (!k)

@@ -197,7 +197,7 @@ int bq_netns_enter_path(const char *path, int *back);
 /* Returns to the netns of back, and closes back. */
 int bq_netns_return(int back);
 bool bq_in_initial_netns(void);
-bool bq_netns_userns_owner(uid_t *owner);
+bool bq_netns_userns(uid_t *owner, __u32 *inum);
 
 /* --- parameters (units.c) --- */
 /* 0 on success; otherwise *why says what is wrong with text. */

@@ -24,14 +24,19 @@ static int attach_egress(const struct bq_qdisc_req *r)
 	return 0;
 }
 
-/* Slots of k held in user namespaces, by owner's, and in the netns of cookie. */
+/*
+ * Slots of k held in users' user namespaces, by owner's, by the user
+ * namespace root made of inode inum, and in the netns of cookie.
+ */
 struct slots_held {
 	size_t userns;
 	size_t user;
+	size_t root;
 	size_t netns;
 };
 
-static void slots_held(const struct bq_kind *k, __u64 cookie, uid_t owner, struct slots_held *h)
+static void slots_held(const struct bq_kind *k, __u64 cookie, uid_t owner, __u32 inum,
+		       struct slots_held *h)
 {
 	struct bq_instance_info *v;
 	size_t n = 0;
@@ -39,9 +44,12 @@ static void slots_held(const struct bq_kind *k, __u64 cookie, uid_t owner, struc
 	*h = (struct slots_held){};
 	if (!bq_instances(k, &v, &n))
 		for (size_t i = 0; i < n; i++) {
-			h->userns += v[i].inst.userns;
-			h->user += v[i].inst.userns && v[i].inst.userns_owner == owner;
-			h->netns += v[i].inst.where.netns_cookie == cookie;
+			const struct bq_instance *q = &v[i].inst;
+
+			h->userns += q->userns == BQ_USERNS_USER;
+			h->user += q->userns == BQ_USERNS_USER && q->userns_owner == owner;
+			h->root += q->userns == BQ_USERNS_ROOT && q->userns_owner == inum;
+			h->netns += q->where.netns_cookie == cookie;
 		}
 	free(v);
 }
@@ -49,21 +57,27 @@ static void slots_held(const struct bq_kind *k, __u64 cookie, uid_t owner, struc
 /*
  * Why .init refused (bq_quota()) where its errno alone misleads root: EPERM
  * and ENOSPC in the netns of a user namespace, ENOSPC in a netns at its
- * --netns-slots. NULL: the errno says it.
+ * --netns-slots or of a user namespace root made at its --netns-slots.
+ * NULL: the errno says it.
  */
 static const char *why_refused(const struct bq_kind *k, int err, char *buf, size_t len)
 {
-	uid_t owner;
-	bool in_userns = bq_netns_userns_owner(&owner);
+	uid_t owner = (uid_t)-1;
+	__u32 inum = 0;
+	bool in_userns = bq_netns_userns(&owner, &inum);
 	struct slots_held h;
 	struct bq_config c;
 
 	if ((err != -EPERM && err != -ENOSPC) || bq_read_config(k, &c))
 		return NULL;
-	slots_held(k, bq_self_netns_cookie(), owner, &h);
+	slots_held(k, bq_self_netns_cookie(), owner, inum, &h);
 	if (in_userns && err == -EPERM)
 		snprintf(buf, len, "this network namespace belongs to a user namespace, where %s "
 			 "allows no qdiscs (load --userns-slots N)", k->kind);
+	else if (in_userns && err == -ENOSPC && c.netns_slots && h.root >= c.netns_slots)
+		snprintf(buf, len, "this network namespace belongs to a user namespace root made, "
+			 "which holds the %u slot%s %s allows each (load --netns-slots)",
+			 c.netns_slots, c.netns_slots == 1 ? "" : "s", k->kind);
 	else if (in_userns && err == -ENOSPC && h.userns >= c.userns_slots)
 		snprintf(buf, len, "this network namespace belongs to a user namespace, and the %u "
 			 "slots %s leaves to user namespaces are taken (load --userns-slots)",

@@ -149,16 +149,17 @@ __u64 bq_self_netns_cookie(void)
 
 /*
  * Whether this process's network namespace belongs to a user namespace
- * other than the initial one, as .init tells them apart (bq_in_userns()):
+ * other than the initial one, as .init tells them apart (bq_origin_userns()):
  * only the initial one has no parent (NS_GET_PARENT: EPERM). If so, *owner
- * is the uid owning the outermost one below the initial one, whom .init
- * charges (bq_userns_owner()).
+ * is the uid owning the outermost one below the initial one, and *inum
+ * that one's inode number: whom .init charges.
  */
-bool bq_netns_userns_owner(uid_t *owner)
+bool bq_netns_userns(uid_t *owner, __u32 *inum)
 {
 	int net = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
 	int user = net < 0 ? -1 : ioctl(net, NS_GET_USERNS);
 	int parent = user < 0 ? -1 : ioctl(user, NS_GET_PARENT);
+	struct stat st;
 	int above;
 
 	if (net >= 0)
@@ -169,10 +170,12 @@ bool bq_netns_userns_owner(uid_t *owner)
 		user = parent;
 		parent = above;
 	}
-	if (parent >= 0 && ioctl(user, NS_GET_OWNER_UID, owner))
-		*owner = (uid_t)-1;
-	if (parent >= 0)
+	if (parent >= 0) {
+		if (ioctl(user, NS_GET_OWNER_UID, owner))
+			*owner = (uid_t)-1;
+		*inum = fstat(user, &st) ? 0 : st.st_ino;
 		close(parent);
+	}
 	if (user >= 0)
 		close(user);
 	return parent >= 0;
