@@ -89,35 +89,26 @@ while [ "$took" -gt 0 ]; do
 done
 note "$users local users took slots, the first $first; the next was refused (tc: $why)"
 
-# A pod in a user namespace of its own, as containerd makes it for
-# hostUsers: false: root's (the runtime's), its uid 0 mapped to a range of
-# its own, and the netns in it, bound at /run/netns/upod as a runtime
-# binds a pod's. A process of it holds both.
-unshare --user --net dash -c 'while [ ! -e "$1" ]; do sleep 0.1; done; exec sleep 600' \
-	sh "$TMPD/mapped" &
-holder=$!
-wait_for 20 sh -c "[ \"\$(readlink /proc/$holder/ns/user)\" != \"$(readlink /proc/self/ns/user)\" ]" ||
-	fail "the pod's user namespace did not appear"
-echo '0 100000 65536' >/proc/$holder/uid_map && echo '0 100000 65536' >/proc/$holder/gid_map ||
-	fail "cannot map the pod's ids"
-touch "$TMPD/mapped" /run/netns/upod
-mount --bind /proc/$holder/ns/net /run/netns/upod || fail "no netns in a user namespace"
+# A pod in a user namespace of its own, root's (root_userns), its netns
+# bound at /run/netns/upod as a runtime binds a pod's.
+root_userns
+touch /run/netns/upod
+mount --bind /proc/$ROOTNS_PID/ns/net /run/netns/upod || fail "no netns in a user namespace"
 ip -n upod link set lo up
 RES=$(cni_exec ADD "$(cni_ptp_conf)" upod) || fail "ptp ADD upod: $RES"
 limited upod
 [ "$users" -gt 1 ] || fail "the first local user took all the slots of user namespaces ($first)"
-podroot="nsenter -t $holder -U -n"
-second_refused upod $podroot
+second_refused upod $ROOTNS
 # Its root's own netns, and its own user namespace nested in the pod's
 # (owned by the pod's uid 0, kuid 100000), get no more.
-own_ns_refused "upod's own netns" $podroot unshare -n
-own_ns_refused "upod's nested user namespace" $podroot unshare -Urn
+own_ns_refused "upod's own netns" $ROOTNS unshare -n
+own_ns_refused "upod's nested user namespace" $ROOTNS unshare -Urn
 
 bw DEL "$(bw_conf 1.1.0)" upod
 [ "$rc" = 0 ] || fail "upod: the plugin's DEL: $out"
 out=$(cni_exec DEL "$(cni_ptp_conf)" upod) || fail "ptp DEL upod: $out"
 umount /run/netns/upod && rm -f /run/netns/upod
-kill $holder $ATTACKERS
+kill $ATTACKERS
 ATTACKERS=
 pod_limit_del "$H"
 cni_pod_del pod

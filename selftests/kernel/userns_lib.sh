@@ -39,3 +39,22 @@ user_netns() {
 	pid=$(pgrep -n -u $1 sleep) || fail "no sleep of uid $1 to name its netns by"
 	expect ip netns attach u "$pid"
 }
+
+# root_userns: a user and network namespace that root makes for a pod or
+# container, as a runtime does (containerd for hostUsers: false): its uid 0
+# is kuid 100000, of 65536. $ROOTNS_PID holds both until the end; $ROOTNS,
+# a command prefix, runs as its root there.
+root_userns() {
+	ATTACKS=$((ATTACKS + 1))
+	mapped=$USERNS_TMP/mapped$ATTACKS
+	unshare --user --net dash -c 'while [ ! -e "$1" ]; do sleep 0.1; done; exec sleep 600' \
+		sh "$mapped" &
+	ROOTNS_PID=$!
+	ATTACKERS="$ATTACKERS $!"
+	wait_for 20 sh -c "[ \"\$(readlink /proc/$ROOTNS_PID/ns/user)\" != \"$(readlink /proc/self/ns/user)\" ]" ||
+		fail "root's user namespace did not appear"
+	echo '0 100000 65536' >/proc/$ROOTNS_PID/uid_map &&
+		echo '0 100000 65536' >/proc/$ROOTNS_PID/gid_map || fail "cannot map ids into root's user namespace"
+	touch "$mapped"
+	ROOTNS="nsenter -t $ROOTNS_PID -U -n"
+}
