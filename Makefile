@@ -201,17 +201,17 @@ $(BIN)/bpfqdisc_test: $(CLI_OBJS) $(OUTPUT)/qdiscs_test.o $(LIB_A) | $(BIN)
 
 # The CLI that must refuse objects built for other framework versions
 # (selftests/bpf/qdiscs_fw.def): bpf_fifo with the next major, with the
-# next minor, and with the minor before this one.
+# next minor, and with 2.1, the minor before user namespaces' bound per user.
 FW_MAJOR := $(firstword $(subst ., ,$(FW_VERSION)))
 FW_MINOR := $(lastword $(subst ., ,$(FW_VERSION)))
 $(OUTPUT)/fwmajor.bpf.o: FW_OVERRIDE := -DBQ_FRAMEWORK_MAJOR=$(shell expr $(FW_MAJOR) + 1)
 $(OUTPUT)/fwminor.bpf.o: FW_OVERRIDE := -DBQ_FRAMEWORK_MINOR=$(shell expr $(FW_MINOR) + 1)
-$(OUTPUT)/fwprev.bpf.o: FW_OVERRIDE := -DBQ_FRAMEWORK_MINOR=$(shell expr $(FW_MINOR) - 1)
-$(OUTPUT)/fwmajor.bpf.o $(OUTPUT)/fwminor.bpf.o $(OUTPUT)/fwprev.bpf.o: bpf/fifo.bpf.c $(wildcard include/bq/*.bpf.h) \
+$(OUTPUT)/fw21.bpf.o: FW_OVERRIDE := -DBQ_FRAMEWORK_MINOR=1
+$(OUTPUT)/fwmajor.bpf.o $(OUTPUT)/fwminor.bpf.o $(OUTPUT)/fw21.bpf.o: bpf/fifo.bpf.c $(wildcard include/bq/*.bpf.h) \
 		include/bpfqdisc.h $(OUTPUT)/vmlinux.h | $(OUTPUT)
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) $(FW_OVERRIDE) -c $< -o $@
-$(OUTPUT)/fw_skels.h: $(OUTPUT)/fwmajor.skel.h $(OUTPUT)/fwminor.skel.h $(OUTPUT)/fwprev.skel.h
+$(OUTPUT)/fw_skels.h: $(OUTPUT)/fwmajor.skel.h $(OUTPUT)/fwminor.skel.h $(OUTPUT)/fw21.skel.h
 	$(call msg,GEN,$@)
 	$(Q)printf '#include "%s"\n' $(notdir $^) > $@
 $(OUTPUT)/qdiscs_fwtest.o: src/lib/qdiscs.c src/lib/lib.h selftests/bpf/qdiscs_fw.def $(OUTPUT)/fw_skels.h | check-deps
@@ -553,7 +553,7 @@ $(OOT)/markq.bpf.o: selftests/oot/markq.bpf.c $(OOT)/myq.bpf.o
 # sources of each released minor, selftests/oot/fwMAJOR.MINOR/, built here
 # with today's installed headers as myq is, and loaded by
 # test_load_frozen. Each minor has what bpfqdisc new wrote then; its
-# qdisc with classes is fw2.0's markq (2.1's and 2.2's were the same).
+# qdisc with classes is fw2.0's markq (2.1's to 2.3's were the same).
 # Never edit them: add the next minor's beside them.
 OOT_FROZEN := $(patsubst selftests/oot/%.bpf.c,$(OOT)/%.bpf.o,$(wildcard selftests/oot/fw*/*.bpf.c))
 all: $(OOT_FROZEN)

@@ -56,9 +56,10 @@ BQ_API int bq_parse_handle(const char *text, uint32_t *out);
 struct bq_kind_opts {
 	uint32_t max_instances;	/* qdiscs at once; set to the count chosen */
 	uint32_t ring_slots;	/* a power of two */
-	uint32_t userns_slots;	/* of them for network namespaces of user namespaces */
+	uint32_t userns_slots;	/* of them for network namespaces of users' user namespaces */
 	uint32_t user_slots;	/* of those, for one user */
-	uint32_t netns_slots;	/* for each network namespace but the initial one */
+	uint32_t netns_slots;	/* for each network namespace but the initial one, and
+				   each user namespace root made (bpfqdisc(8)) */
 	unsigned int flags;	/* BQ_LOAD_* */
 	char kind[16];		/* set to the kind loaded: "bpf_NAME" */
 };

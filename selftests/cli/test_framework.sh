@@ -136,14 +136,14 @@ check_refused version_minor "bpfqdisc: bpf_fwminor was built for the bpfqdisc fr
 # load refuses before it looks at privileges, the kernel or the pins.
 check_refused version_load "bpfqdisc: bpf_fwmajor was built for the bpfqdisc framework $((major + 1)).$minor; $reads" \
 	setpriv --reuid=65534 --regid=65534 --clear-groups "$FW" load fwmajor
-# An object of the minor before 2.2 ignores --user-slots: user namespaces
+# An object of a minor before 2.2 ignores --user-slots: user namespaces
 # only with no bound per user, said before privileges are looked at.
-old="bpfqdisc: bpf_fwprev was built for the bpfqdisc framework $major.$((minor - 1)), which cannot bound user namespaces per user: rebuild it, or give --user-slots 4"
-err=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$FW" load fwprev --userns-slots 4 2>&1 >/dev/null)
+old="bpfqdisc: bpf_fw21 was built for the bpfqdisc framework 2.1, which cannot bound user namespaces per user: rebuild it, or give --user-slots 4"
+err=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$FW" load fw21 --userns-slots 4 2>&1 >/dev/null)
 rc=$?
 [ $rc = 2 ] && [ "$err" = "$old" ] && pass user_slots_old ||
 	fail user_slots_old "exit $rc, said '$(oneline "$err")', expected exit 2 and '$old'"
-err=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$FW" load fwprev --userns-slots 4 --user-slots 4 2>&1 >/dev/null)
+err=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$FW" load fw21 --userns-slots 4 --user-slots 4 2>&1 >/dev/null)
 printf '%s\n' "$err" | grep -q "missing capability" && pass user_slots_old_none ||
 	fail user_slots_old_none "with --user-slots 4 it said '$(oneline "$err")', expected the capability check next"
 

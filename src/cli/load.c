@@ -18,12 +18,14 @@ const char load_help[] =
 	"      PARAM VALUE pairs set the defaults new qdiscs of this kind start with.\n"
 	"      --max-instances: qdiscs of the kind at once (default " BQ_STR(BQ_DEFAULT_MAX_INSTANCES) ", or as the\n"
 	"      earlier load whose live qdiscs keep its maps). --userns-slots: how many\n"
-	"      of them may be in network namespaces of user namespaces other than the\n"
-	"      initial one, which any user can make (default 0: none). --user-slots:\n"
-	"      how many of those one user may hold, over all its namespaces (default a\n"
-	"      quarter of --userns-slots, rounded up). --netns-slots:\n"
-	"      how many each network namespace but the initial one may hold, such as a\n"
-	"      container's with CAP_NET_ADMIN (default 0: no cap).\n"
+	"      of them may be in network namespaces of users' user namespaces, which\n"
+	"      any user can make (default 0: none). --user-slots: how many of those\n"
+	"      one user may hold, over all its namespaces (default a quarter of\n"
+	"      --userns-slots, rounded up). --netns-slots: how many each network\n"
+	"      namespace but the initial one may hold, such as a container's with\n"
+	"      CAP_NET_ADMIN, and each user namespace that root (uid 0) made, such as\n"
+	"      a pod's, with all below it; those take none of --userns-slots (default\n"
+	"      0: no cap, and root's user namespaces count among --userns-slots).\n"
 	;
 
 static int parse_u32(const char *opt, const char *text, __u32 min, __u32 *out)
