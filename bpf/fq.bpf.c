@@ -566,8 +566,10 @@ static __always_inline u64 fq_clock_rate(const struct sock *sk)
 {
 	const struct tcp_sock *tp = bpf_core_cast(sk, struct tcp_sock);
 	u64 rate = sk->sk_pacing_rate;
+	u32 cwnd = tp->snd_cwnd;
 
-	if (tp->snd_cwnd < tp->snd_ssthresh && tp->snd_cwnd < 2 * tp->max_packets_out)
+	/* Each field read once: a read through the cast checks its address. */
+	if (cwnd < tp->snd_ssthresh && cwnd < 2 * tp->max_packets_out)
 		return 2 * rate;
 	return rate;
 }
@@ -912,12 +914,41 @@ BQ_ENQUEUE(fq)
 
 /* --- dequeue ------------------------------------------------------------- */
 
-/* The earliest throttled flow is due: those due go back to old_flows. */
-static __noinline void fq_unthrottle(struct bq_instance *inst, struct fq_sched *q, u64 now)
+/*
+ * The earliest throttled flow, if due, goes back to old_flows; false when
+ * none is (the heap empty, or its head later: then the time to wake up).
+ */
+static __always_inline bool fq_unthrottle_one(struct bq_instance *inst, struct fq_sched *q,
+					      u64 now)
 {
 	struct fq_flow *f;
-	u64 time, sample;
-	u32 val, i;
+	u64 time;
+	u32 val;
+
+	if (!bq_tq_peek(inst, &q->delayed, &time, &val))
+		return false;
+	if (time > now) {
+		q->time_next_delayed_flow = time;
+		return false;
+	}
+	bq_tq_pop(inst, &q->delayed);
+	f = fq_flow(inst, val);
+	if (!f || f->state != F_THROTTLED)
+		return true;
+	inst->cnt.x[X_THROTTLED]--;
+	f->state = F_OLD;
+	fq_list_add_tail(inst, &fq_band(q, f->band)->old_flows, f, val);
+	return true;
+}
+
+/*
+ * The earliest throttled flow is due: those due go back to old_flows. The
+ * first outside the loop: a lone paced flow then needs no iterator.
+ */
+static __noinline void fq_unthrottle(struct bq_instance *inst, struct fq_sched *q, u64 now)
+{
+	u64 sample;
+	u32 i;
 
 	sample = now - q->time_next_delayed_flow;
 	if (q->time_next_delayed_flow != FQ_NONE) {
@@ -925,20 +956,11 @@ static __noinline void fq_unthrottle(struct bq_instance *inst, struct fq_sched *
 		inst->cnt.x[X_UNTHROTTLE_LATENCY] += sample >> 3;
 	}
 	q->time_next_delayed_flow = FQ_NONE;
-	bpf_for(i, 0, bq_ring_slots) {
-		if (!bq_tq_peek(inst, &q->delayed, &time, &val))
+	if (!fq_unthrottle_one(inst, q, now) || !q->delayed.len)
+		return;
+	bpf_for(i, 1, bq_ring_slots) {
+		if (!fq_unthrottle_one(inst, q, now))
 			break;
-		if (time > now) {
-			q->time_next_delayed_flow = time;
-			break;
-		}
-		bq_tq_pop(inst, &q->delayed);
-		f = fq_flow(inst, val);
-		if (!f || f->state != F_THROTTLED)
-			continue;
-		inst->cnt.x[X_THROTTLED]--;
-		f->state = F_OLD;
-		fq_list_add_tail(inst, &fq_band(q, f->band)->old_flows, f, val);
 	}
 }
 
@@ -1062,6 +1084,22 @@ static __always_inline u32 fq_pick_step(struct bq_instance *inst, struct fq_sche
 }
 
 /*
+ * No flow on any band's lists: each step of the round robin is then only
+ * a band's turn (fq_next_band), and the search ends after FQ_BANDS of
+ * them in a row with credit, more when a band in debt must be refilled.
+ */
+#define FQ_IDLE_TURNS	(2 * FQ_BANDS)
+
+static __always_inline bool fq_lists_empty(const struct fq_sched *q)
+{
+	u32 heads = 0, b;
+
+	for (b = 0; b < FQ_BANDS; b++)
+		heads |= q->bands[b].new_flows.head | q->bands[b].old_flows.head;
+	return !heads;
+}
+
+/*
  * Round robin: the flow to send from now; 0: none is ready; FQ_AGAIN: the
  * bounded search gave up before finding one (thousands of flows that
  * must each come round many times for credit), call again.
@@ -1077,6 +1115,17 @@ static __noinline u32 fq_pick(struct bq_instance *inst, struct fq_sched *q,
 		idx = fq_pick_step(inst, q, p, now, due, &retry);
 	if (idx != FQ_AGAIN)
 		return idx;
+	/*
+	 * A lone paced flow has just been throttled: what is left of the
+	 * search is the bands' turns, each step a band change; without
+	 * the iterator's calls, which would cost as much again.
+	 */
+	if (fq_lists_empty(q)) {
+		for (i = 0; i < FQ_IDLE_TURNS; i++) {
+			if (fq_next_band(q, p, &retry) != FQ_AGAIN)
+				return 0;
+		}
+	}
 	bpf_for(i, 0, 4 * bq_ring_slots) {
 		idx = fq_pick_step(inst, q, p, now, due, &retry);
 		if (idx != FQ_AGAIN)

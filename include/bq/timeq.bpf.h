@@ -66,6 +66,9 @@ struct bq_tq {
 		struct bq_tq_ent *pe;					\
 		__u32 k;						\
 									\
+		/* The root: no iterator (its calls cost more than this). */ \
+		if (i <= 1)						\
+			return i;					\
 		bpf_for(k, 0, BQ_TQ_MAX_DEPTH) {			\
 			if (i <= 1)					\
 				break;					\
@@ -84,6 +87,9 @@ struct bq_tq {
 		struct bq_tq_ent *ce, *ce2;				\
 		__u32 c, k;						\
 									\
+		/* A leaf, as every item of a heap of one. */		\
+		if (i << 1 > len)					\
+			return i;					\
 		bpf_for(k, 0, BQ_TQ_MAX_DEPTH) {			\
 			c = i << 1;					\
 			if (c > len)					\
