@@ -566,10 +566,8 @@ static __always_inline u64 fq_clock_rate(const struct sock *sk)
 {
 	const struct tcp_sock *tp = bpf_core_cast(sk, struct tcp_sock);
 	u64 rate = sk->sk_pacing_rate;
-	u32 cwnd = tp->snd_cwnd;
 
-	/* Each field read once: a read through the cast checks its address. */
-	if (cwnd < tp->snd_ssthresh && cwnd < 2 * tp->max_packets_out)
+	if (tp->snd_cwnd < tp->snd_ssthresh && tp->snd_cwnd < 2 * tp->max_packets_out)
 		return 2 * rate;
 	return rate;
 }

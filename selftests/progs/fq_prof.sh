@@ -40,7 +40,7 @@ for v; do
 	"$BQ" load "$o" --max-instances 8 >/dev/null || { echo "fq_prof: cannot load $v" >&2; exit 1; }
 done
 veth_pair
-ip netns exec a ping -q -c 1 -W 2 $B >/dev/null
+ip netns exec a ping -q -c 1 -W 2 "$B" >/dev/null
 sysctl -qw kernel.bpf_stats_enabled=1
 
 SECTION_NAMES="enqueue:to_the_fast_path_test enqueue:fast_path enqueue:flow_path enqueue:fq_classify \
@@ -58,7 +58,7 @@ for r in $(seq "${ROUNDS:-1}"); do
 			ip netns exec a tc qdisc add dev va root "bpf_$v" || exit 1
 			e0=$(prog_cost "${v}_enqueue") d0=$(prog_cost "${v}_dequeue") s0=$(prof_ns "$v")
 			iperf_server b
-			echo "$v P$p round $r $(iperf_mbps a $B "${SECS:-2}" -P $p) Mbit/s" \
+			echo "$v P$p round $r $(iperf_mbps a "$B" "${SECS:-2}" -P $p) Mbit/s" \
 				"enq $(cost_since "${v}_enqueue" "$e0") deq $(cost_since "${v}_dequeue" "$d0")"
 			echo "$s0 $(prof_ns "$v")" | awk -v names="$SECTION_NAMES" '
 				BEGIN { split(names, n, " ") }
