@@ -13,7 +13,9 @@
  * a child cgroup is no way out of a class. An aggregate's rate is its
  * class's (`bpfqdisc class add ... rate`, the hbm_classes map, declared
  * with BQ_CLASSES) or else the rate parameter; rate 0 is not limited. A
- * qdisc has at most HBM_AGGS - 1 aggregates; an idle one is reused for a
+ * qdisc has at most HBM_AGGS - 1 aggregates (load --class-slots; 256
+ * unless given, 2 for qdiscs whose senders are one aggregate, as a pod's
+ * with shared_default: the overflow's and key 0's); an idle one is reused for a
  * new key (agg_reclaim), and a key with no room (counted: agg_overflow)
  * fails closed: with a class it shares the overflow aggregate (entry 0) at
  * the lower of its class's rate and the parameter, without one it shares
@@ -118,7 +120,8 @@ char LICENSE[] SEC("license") = "GPL";
 #define TCP_NEW_SYN_RECV	12
 #define TC_ACT_OK		0
 
-#define HBM_AGGS		256	/* aggregates per qdisc; entry 0: the overflow */
+#define HBM_AGGS_DEFAULT	256	/* aggregates per qdisc; entry 0: the overflow */
+#define HBM_AGGS		bq_class_slots	/* as loaded: a power of two, >= 2 */
 #define HBM_MAX_RATE		12500000000ULL	/* bytes per second: 100 Gbit/s */
 #define HBM_AGG_OVERFLOW	0	/* classes the table has no room for */
 #define HBM_AGG_DEFAULT		1	/* key 0, and other keys with no room */
@@ -225,9 +228,12 @@ BQ_STATE(struct hbm_sched);
  * on a device serves the qdiscs of every load there (mq children made
  * before and after systemctl restart).
  */
-BQ_SLOT_MAP(hbm_aggs, BPF_MAP_TYPE_ARRAY, u32, struct hbm_agg, HBM_AGGS, BQ_MAP_PIN);
-BQ_SLOT_MAP(hbm_agg_buckets, BPF_MAP_TYPE_ARRAY, u32, __u32, HBM_AGGS, BQ_MAP_PIN);
-BQ_CLASSES(hbm_classes, struct hbm_class, HBM_AGGS, BQ_CLASS_BY_PARAM(classify),
+BQ_CLASS_SLOTS(HBM_AGGS_DEFAULT);
+BQ_SLOT_MAP(hbm_aggs, BPF_MAP_TYPE_ARRAY, u32, struct hbm_agg, BQ_PER_CLASS(HBM_AGGS_DEFAULT),
+	    BQ_MAP_PIN);
+BQ_SLOT_MAP(hbm_agg_buckets, BPF_MAP_TYPE_ARRAY, u32, __u32, BQ_PER_CLASS(HBM_AGGS_DEFAULT),
+	    BQ_MAP_PIN);
+BQ_CLASSES(hbm_classes, struct hbm_class, BQ_PER_CLASS(HBM_AGGS_DEFAULT), BQ_CLASS_BY_PARAM(classify),
 	BQ_CLASS_FIELD(rate, BQ_UNIT_RATE, 1, HBM_MAX_RATE, "rate", "unlimited"),
 );
 /* Aggregate 0 is the overflow's, shared: class show starts at 1. */
@@ -429,6 +435,8 @@ static __noinline u32 agg_reclaim(struct bq_instance *inst, struct hbm_sched *q,
 	struct hbm_agg *a;
 	u32 i, idx;
 
+	if (HBM_AGGS <= 2)	/* the overflow's and key 0's: none to reuse */
+		return 0;
 	bpf_for(i, 0, HBM_AGE_SCAN) {
 		idx = 2 + q->age_cursor++ % (HBM_AGGS - 2);
 		a = agg_at(inst, idx);

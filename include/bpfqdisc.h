@@ -44,6 +44,9 @@
  * netns_slots, over its netns and the namespaces nested in it, and none
  * of userns_slots (bq_instance.userns BQ_USERNS_ROOT). An older object
  * counts it among userns_slots, as uid 0's.
+ * Also 2.3: slot maps of BQ_PER_CLASS(n) entries per slot, the count a load
+ * picks (--class-slots; n, the kind's, unless given) and the object reads
+ * as bq_class_slots. A 2.2 loader would size such a map 2^31 a slot.
  */
 #ifndef BQ_FRAMEWORK_MAJOR
 #define BQ_FRAMEWORK_MAJOR	2
@@ -148,11 +151,20 @@ struct bq_xstat_desc {
 /*
  * A map with a region of per_slot entries per instance slot, declared with
  * BQ_SLOT_MAP(); the entries land in .rodata.bq_maps. The loader sizes it
- * max_instances * per_slot entries (* ring_slots for BQ_PER_RING) and pins
- * it if flags has BQ_MAP_PIN (user space reads it, or a later load's
- * programs must share it with the live qdiscs of this one).
+ * max_instances * per_slot entries (* ring_slots for BQ_PER_RING, *
+ * class_slots for BQ_PER_CLASS) and pins it if flags has BQ_MAP_PIN (user
+ * space reads it, or a later load's programs must share it with the live
+ * qdiscs of this one).
  */
 #define BQ_PER_RING		0
+/*
+ * BQ_PER_CLASS(n): a region of --class-slots entries, n (a power of two)
+ * unless the load gives another: the classes (aggregates) a qdisc of the
+ * kind may have, which a load for qdiscs that need few (a pod's) makes
+ * small. Every such map of an object has the same n.
+ */
+#define BQ_PER_CLASS_FLAG	0x80000000U
+#define BQ_PER_CLASS(n)		(BQ_PER_CLASS_FLAG | (n))
 #define BQ_MAP_PIN		1
 #define BQ_MAX_SLOT_MAPS	32
 

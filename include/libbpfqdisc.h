@@ -25,7 +25,7 @@ extern "C" {
 #endif
 
 #define LIBBPFQDISC_MAJOR	0	/* the soname's: libbpfqdisc.so.0 */
-#define LIBBPFQDISC_MINOR	1
+#define LIBBPFQDISC_MINOR	2
 
 #ifndef BQ_API
 #define BQ_API __attribute__((visibility("default")))
@@ -62,9 +62,16 @@ struct bq_kind_opts {
 				   each user namespace root made (bpfqdisc(8)) */
 	unsigned int flags;	/* BQ_LOAD_* */
 	char kind[16];		/* set to the kind loaded: "bpf_NAME" */
+	/*
+	 * Read only with BQ_LOAD_CLASS_SLOTS (since minor 2; a caller built
+	 * before has a struct without it): classes per qdisc, a power of two.
+	 */
+	uint32_t class_slots;
 };
 /* A kind without the framework: let every user namespace create its qdiscs. */
 #define BQ_LOAD_UNGUARDED	(1U << 0)
+/* opts->class_slots is given. */
+#define BQ_LOAD_CLASS_SLOTS	(1U << 1)
 /*
  * Registers kind bpf_NAME: a built-in one by name ("fifo" or "bpf_fifo"),
  * or one from an object file (a path with a '/' or ending in ".o"). It

@@ -93,16 +93,29 @@ const volatile __u32 bq_ring_slots = BQ_DEFAULT_RING_SLOTS;
 const volatile __u32 bq_max_instances = BQ_DEFAULT_MAX_INSTANCES;
 
 /*
+ * A kind with maps of BQ_PER_CLASS(n) entries a slot declares the count
+ * they have, which the loader sets (--class-slots), with
+ * BQ_CLASS_SLOTS(n): n is the same as theirs, the count without the option.
+ */
+#define BQ_CLASS_SLOTS(n)	const volatile __u32 bq_class_slots = (n)
+
+/* Entries per slot of a BQ_SLOT_MAP declared with n, before the loader sizes it. */
+#define BQ_SLOT_MAP_PER_SLOT(n)						\
+	((n) == BQ_PER_RING ? BQ_DEFAULT_RING_SLOTS :			\
+	 ((n) & BQ_PER_CLASS_FLAG) ? (n) & ~BQ_PER_CLASS_FLAG : (n))
+
+/*
  * BQ_SLOT_MAP(map, BPF_MAP_TYPE_ARRAY, key, value, n, flags): a map with n
- * entries per instance slot (BQ_PER_RING: --ring-slots of them), so that
- * instance `slot` owns keys slot * n .. slot * n + n - 1 of an array. The
- * loader sizes it for --max-instances and pins it with BQ_MAP_PIN.
+ * entries per instance slot (BQ_PER_RING: --ring-slots of them;
+ * BQ_PER_CLASS: --class-slots), so that instance `slot` owns keys
+ * slot * n .. slot * n + n - 1 of an array. The loader sizes it for
+ * --max-instances and pins it with BQ_MAP_PIN.
  */
 #define BQ_SLOT_MAP_DEF(map, mtype, K, V, n)				\
 	struct {							\
 		__uint(type, mtype);					\
 		__uint(max_entries, BQ_DEFAULT_MAX_INSTANCES *		\
-				    ((n) ? (n) : BQ_DEFAULT_RING_SLOTS)); \
+				    BQ_SLOT_MAP_PER_SLOT(n));		\
 		__type(key, K);						\
 		__type(value, V);					\
 	} map SEC(".maps")

@@ -74,13 +74,15 @@ static void print_instance(const struct bq_kind *k, const struct bq_param_set *s
 }
 
 /*
- * "4 slots, 2 for user namespaces (1 held), at most 1 per user, at most 2
- * per network namespace but the initial one and per user namespace root
- * made" (framework 2.3): what load --userns-slots, --user-slots and
+ * "4 slots of 2 classes, 2 for user namespaces (1 held), at most 1 per
+ * user, at most 2 per network namespace but the initial one and per user
+ * namespace root made" (framework 2.3): what load --max-instances,
+ * --class-slots (a kind with classes), --userns-slots, --user-slots and
  * --netns-slots set.
  */
 static void print_slots(const struct bq_kind *k, const struct bq_instance_info *v, size_t n)
 {
+	__u32 classes = bq_class_slot_count(k);
 	struct bq_config c;
 	size_t held = 0;
 
@@ -88,7 +90,10 @@ static void print_slots(const struct bq_kind *k, const struct bq_instance_info *
 		return;
 	for (size_t i = 0; i < n; i++)
 		held += v[i].inst.userns == BQ_USERNS_USER;
-	printf("  %u slots, ", bq_slot_count(k));
+	printf("  %u slots", bq_slot_count(k));
+	if (classes)
+		printf(" of %u classes", classes);
+	printf(", ");
 	if (c.userns_slots)
 		printf("%u for user namespaces (%zu held), at most %u per user", c.userns_slots,
 		       held, c.user_slots);

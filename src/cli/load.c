@@ -6,8 +6,8 @@
 #include "cli.h"
 
 const char load_help[] =
-	"  load KIND|PATH [--max-instances N] [--ring-slots N] [--userns-slots N]\n"
-	"       [--user-slots N] [--netns-slots N] [PARAM VALUE]...\n"
+	"  load KIND|PATH [--max-instances N] [--ring-slots N] [--class-slots N]\n"
+	"       [--userns-slots N] [--user-slots N] [--netns-slots N] [PARAM VALUE]...\n"
 	"      Register qdisc kind bpf_KIND; it stays registered after bpfqdisc exits.\n"
 	"      PATH (with a / or ending in .o): a BPF object file of root's, built with\n"
 	"      the framework (pkg-config bpfqdisc) or a struct_ops Qdisc_ops alone; its\n"
@@ -17,7 +17,11 @@ const char load_help[] =
 	"      directory (which must be root's alone), which unload removes.\n"
 	"      PARAM VALUE pairs set the defaults new qdiscs of this kind start with.\n"
 	"      --max-instances: qdiscs of the kind at once (default " BQ_STR(BQ_DEFAULT_MAX_INSTANCES) ", or as the\n"
-	"      earlier load whose live qdiscs keep its maps). --userns-slots: how many\n"
+	"      earlier load whose live qdiscs keep its maps). --ring-slots: packets a\n"
+	"      qdisc may hold, a power of two (default " BQ_STR(BQ_DEFAULT_RING_SLOTS) "). --class-slots:\n"
+	"      classes (aggregates) a qdisc may have, for a kind that has them (bpf_hbm:\n"
+	"      default 256), a power of two; 2 are enough where every sender is one\n"
+	"      aggregate (shared_default). --userns-slots: how many\n"
 	"      of them may be in network namespaces of users' user namespaces, which\n"
 	"      any user can make (default 0: none). --user-slots: how many of those\n"
 	"      one user may hold, over all its namespaces (default a quarter of\n"
@@ -45,6 +49,7 @@ int do_load(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "max-instances", required_argument, NULL, 'm' },
 		{ "ring-slots", required_argument, NULL, 'r' },
+		{ "class-slots", required_argument, NULL, 'c' },
 		{ "userns-slots", required_argument, NULL, 'u' },
 		{ "user-slots", required_argument, NULL, 'U' },
 		{ "netns-slots", required_argument, NULL, 'N' },
@@ -59,8 +64,8 @@ int do_load(int argc, char **argv)
 	while ((c = cli_getopt(argc, argv, ":", opts, &li, "unknown option")) != -1) {
 		char flag[32];
 		__u32 *dst = c == 'm' ? &o.max_instances : c == 'r' ? &o.ring_slots :
-			     c == 'u' ? &o.userns_slots : c == 'U' ? &o.user_slots :
-			     c == 'N' ? &o.netns_slots : NULL;
+			     c == 'c' ? &o.class_slots : c == 'u' ? &o.userns_slots :
+			     c == 'U' ? &o.user_slots : c == 'N' ? &o.netns_slots : NULL;
 
 		if (c < 0)
 			return c;
@@ -70,11 +75,13 @@ int do_load(int argc, char **argv)
 		}
 		/* Past "--ring-slots 1", argv[optind - 1] is the value, not the option. */
 		snprintf(flag, sizeof(flag), "--%s", opts[li].name);
-		/* A ring holds at least 2; the namespaces' slots may be none. */
-		err = parse_u32(flag, optarg, dst == &o.ring_slots ? 2 :
+		/* A ring and a class table hold at least 2; the namespaces' slots may be none. */
+		err = parse_u32(flag, optarg, dst == &o.ring_slots || dst == &o.class_slots ? 2 :
 				dst != &o.userns_slots && dst != &o.netns_slots, dst);
 		if (err)
 			return err;
+		if (dst == &o.class_slots)
+			o.flags |= BQ_LOAD_CLASS_SLOTS;
 	}
 	sized = o.max_instances;
 	err = bq_kind_load(optind < argc ? argv[optind] : NULL, &o, argc - optind - 1,

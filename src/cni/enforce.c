@@ -42,9 +42,19 @@
 #define POD_NETNS_SLOTS		1
 #define POD_USERNS_SLOTS	16
 #define POD_USER_SLOTS		4
-/* Packets a qdisc may hold: 3 MB of MTU packets, 1.2 s at 20 Mbit/s. Each
- * ring slot costs 40 bytes in bq_pool and bq_timeq: 21 MB for all. */
-#define POD_RING_SLOTS		2048
+/*
+ * What the maps are sized by, for every qdisc of the load, whatever the
+ * number of pods. A pod's qdisc is one aggregate (shared_default): it uses
+ * bpf_hbm's entries 0 (the overflow's) and 1 (key 0's) of its table, and
+ * no more, so 2 classes rather than bpf_hbm's 256 (512 bytes each in
+ * hbm_aggs, and the class table). Each ring slot costs 40 bytes in bq_pool
+ * and bq_timeq, and a qdisc holds one packet fewer: 255 MTU packets are
+ * 380 KB, 150 ms at 20 Mbit/s, and near bpf_hbm's own drop horizon (600 KB
+ * ahead of now) whatever the rate; TCP's GSO packets are up to 64 KB each.
+ */
+#define POD_CLASS_SLOTS		2
+#define POD_RING_SLOTS		256
+#define POD_LIMIT		(POD_RING_SLOTS - 1)
 #define POD_BURST_MAX_DIV	5	/* the burst: at most 1/5 s of the rate */
 
 /* A direction's limit in bpf_hbm's and pod_police's units. */
@@ -73,8 +83,8 @@ int pod_limit_ready(struct cni_err *e)
 {
 	const struct bq_kind *k = pod_kind();
 	struct bq_load_opts o = { .max_instances = POD_MAX_INSTANCES, .ring_slots = POD_RING_SLOTS,
-				  .netns_slots = POD_NETNS_SLOTS, .userns_slots = POD_USERNS_SLOTS,
-				  .user_slots = POD_USER_SLOTS };
+				  .class_slots = POD_CLASS_SLOTS, .netns_slots = POD_NETNS_SLOTS,
+				  .userns_slots = POD_USERNS_SLOTS, .user_slots = POD_USER_SLOTS };
 	struct bq_param_set set;
 
 	if (!k)
@@ -107,7 +117,7 @@ static void pod_req(struct pod_req *p, const struct bq_kind *k, int ifindex, con
 {
 	snprintf(p->rate, sizeof(p->rate), "%llubit", (unsigned long long)pr->rate);
 	snprintf(p->burst, sizeof(p->burst), "%llu", (unsigned long long)pr->burst);
-	snprintf(p->limit, sizeof(p->limit), "%u", POD_RING_SLOTS);
+	snprintf(p->limit, sizeof(p->limit), "%u", POD_LIMIT);
 	p->argv[0] = "rate";
 	p->argv[1] = p->rate;
 	p->argv[2] = "burst";

@@ -83,6 +83,11 @@ static int user_slots_check(const struct bq_kind *k, struct bq_load_opts *o)
 	return 0;
 }
 
+static bool is_pow2_min2(__u32 n)
+{
+	return n >= 2 && !(n & (n - 1));
+}
+
 static int load_opts(const struct bq_kind_opts *lim, struct bq_load_opts *o)
 {
 	*o = (struct bq_load_opts){ .ring_slots = BQ_DEFAULT_RING_SLOTS };
@@ -92,8 +97,14 @@ static int load_opts(const struct bq_kind_opts *lim, struct bq_load_opts *o)
 		o->userns_slots = lim->userns_slots;
 		o->user_slots = lim->user_slots;
 		o->netns_slots = lim->netns_slots;
+		if (lim->flags & BQ_LOAD_CLASS_SLOTS) {
+			o->class_slots = lim->class_slots;
+			if (!is_pow2_min2(o->class_slots))
+				return bq_invalid("--class-slots %u is not a power of two of at least 2",
+						  o->class_slots);
+		}
 	}
-	if (o->ring_slots < 2 || (o->ring_slots & (o->ring_slots - 1)))
+	if (!is_pow2_min2(o->ring_slots))
 		return bq_invalid("--ring-slots %u is not a power of two of at least 2", o->ring_slots);
 	/* The per-slot maps hold max_instances * ring_slots entries. */
 	if ((__u64)o->max_instances * o->ring_slots > BQ_MAX_TOTAL_SLOTS)
@@ -110,7 +121,7 @@ static int load_opts(const struct bq_kind_opts *lim, struct bq_load_opts *o)
  */
 static int plain_allowed(const struct bq_kind *k, const struct bq_kind_opts *o, int argc)
 {
-	if (o && (o->flags & BQ_LOAD_UNGUARDED) && !argc && !o->max_instances && !o->ring_slots &&
+	if (o && o->flags == BQ_LOAD_UNGUARDED && !argc && !o->max_instances && !o->ring_slots &&
 	    !o->userns_slots && !o->user_slots && !o->netns_slots)
 		return 0;
 	return bq_invalid("%s has none of the bpfqdisc framework: every user namespace may create "

@@ -232,6 +232,8 @@ struct bq_load_opts {
 	/* 0: the earlier load's, whose live qdiscs keep its maps, else the default */
 	__u32 max_instances;
 	__u32 ring_slots;	/* a power of two, >= 2 */
+	/* 0: the earlier load's, else the kind's (BQ_PER_CLASS); a power of two, >= 2 */
+	__u32 class_slots;
 	__u32 userns_slots;	/* < max_instances (struct bq_config) */
 	__u32 user_slots;	/* <= userns_slots, 0: a quarter of them (struct bq_config) */
 	__u32 netns_slots;	/* < max_instances, 0: no cap (struct bq_config) */
@@ -318,6 +320,12 @@ int bq_read_defaults(const struct bq_kind *k, struct bq_params *val);
 int bq_read_config(const struct bq_kind *k, struct bq_config *c);
 /* The slots an instance table of the kind's pinned maps has; 0 if none. */
 __u32 bq_slot_count(const struct bq_kind *k);
+/*
+ * Its classes per qdisc as built (BQ_PER_CLASS maps' n) and as loaded
+ * (its pinned maps'); 0 for a kind without a per-load count, or not loaded.
+ */
+__u32 bq_kind_class_slots(const struct bq_kind *k);
+__u32 bq_class_slot_count(const struct bq_kind *k);
 int bq_read_params(const struct bq_kind *k, __u32 slot, struct bq_params *val);
 int bq_write_params(const struct bq_kind *k, const struct bq_instance *inst,
 		    const struct bq_params *val);

@@ -139,6 +139,54 @@ static size_t slot_maps(const struct bq_kind *k, struct bq_map_desc *d)
 	return bq_kind_table(k, ".rodata.bq_maps", d, sizeof(*d), BQ_MAX_SLOT_MAPS);
 }
 
+/* The first of the object's BQ_PER_CLASS maps into *d; false if none. */
+static bool per_class_map(const struct bq_kind *k, struct bq_map_desc *d)
+{
+	struct bq_map_desc all[BQ_MAX_SLOT_MAPS];
+	size_t n = slot_maps(k, all);
+
+	for (size_t i = 0; i < n; i++) {
+		if (all[i].per_slot & BQ_PER_CLASS_FLAG) {
+			*d = all[i];
+			return true;
+		}
+	}
+	return false;
+}
+
+__u32 bq_kind_class_slots(const struct bq_kind *k)
+{
+	struct bq_map_desc d;
+
+	return per_class_map(k, &d) ? d.per_slot & ~BQ_PER_CLASS_FLAG : 0;
+}
+
+__u32 bq_class_slot_count(const struct bq_kind *k)
+{
+	struct bpf_map_info info;
+	struct bq_map_desc d;
+	__u32 slots = bq_slot_count(k);
+	int fd;
+
+	if (!slots || !per_class_map(k, &d) || !(d.flags & BQ_MAP_PIN))
+		return 0;
+	fd = bq_open_map(k, d.name);
+	if (fd < 0)
+		return 0;
+	if (bq_bpf_map_info(fd, &info))
+		info.max_entries = 0;
+	close(fd);
+	return info.max_entries / slots;
+}
+
+/* Entries per slot of the slot map d under o. */
+static __u32 per_slot(const struct bq_map_desc *d, const struct bq_load_opts *o)
+{
+	if (d->per_slot == BQ_PER_RING)
+		return o->ring_slots;
+	return d->per_slot & BQ_PER_CLASS_FLAG ? o->class_slots : d->per_slot;
+}
+
 /* Sets a `const volatile u32` of .rodata by name, before load. */
 static int set_rodata_u32(struct bpf_object *obj, const char *name, __u32 val)
 {
@@ -181,7 +229,7 @@ static int size_maps(const struct bq_kind *k, struct bpf_object *obj, const stru
 		return -ENOENT;
 	for (size_t i = 0; i < n; i++) {
 		struct bpf_map *m = bpf_object__find_map_by_name(obj, d[i].name);
-		__u64 entries = (__u64)o->max_instances * (d[i].per_slot ?: o->ring_slots);
+		__u64 entries = (__u64)o->max_instances * per_slot(&d[i], o);
 
 		if (!m)
 			return -ENOENT;
@@ -192,7 +240,8 @@ static int size_maps(const struct bq_kind *k, struct bpf_object *obj, const stru
 			return -ENOENT;
 	}
 	if (set_rodata_u32(obj, "bq_ring_slots", o->ring_slots) ||
-	    set_rodata_u32(obj, "bq_max_instances", o->max_instances))
+	    set_rodata_u32(obj, "bq_max_instances", o->max_instances) ||
+	    (o->class_slots && set_rodata_u32(obj, "bq_class_slots", o->class_slots)))
 		return -ENOENT;
 	return 0;
 }
@@ -544,7 +593,8 @@ static int reuse_map(const struct bq_kind *k, struct bpf_map *m)
 		     info.value_size != bpf_map__value_size(m) ||
 		     info.max_entries != bpf_map__max_entries(m))) {
 		bq_err("the live qdiscs of an earlier load of %s use a map %s of %u entries of %u bytes, "
-		       "this load one of %u of %u: load it as before (--max-instances, --ring-slots), "
+		       "this load one of %u of %u: load it as before (--max-instances, --ring-slots, "
+		       "--class-slots), "
 		       "or delete them", k->kind, bpf_map__name(m), info.max_entries, info.value_size,
 		       bpf_map__max_entries(m), bpf_map__value_size(m));
 		err = -EEXIST;
@@ -720,6 +770,28 @@ static int load_and_register(const struct bq_kind *k, struct bpf_object *obj,
 	return err;
 }
 
+/*
+ * o->class_slots for a kind with BQ_PER_CLASS maps: as given, else the
+ * earlier load's, else the kind's own. A qdisc's time queue holds its
+ * classes' aggregates (bpf_hbm), so they stay below --ring-slots.
+ */
+static int class_slots(const struct bq_kind *k, struct bq_load_opts *o)
+{
+	__u32 built = bq_kind_class_slots(k);
+
+	if (!built && o->class_slots)
+		return bq_invalid("%s has no classes to size: --class-slots is for kinds with "
+				  "BQ_PER_CLASS maps (bpf_hbm)", k->kind);
+	if (!built)
+		return 0;
+	if (!o->class_slots)
+		o->class_slots = bq_class_slot_count(k) ?: built;
+	if (o->class_slots >= o->ring_slots)
+		return bq_invalid("--class-slots %u must be below --ring-slots %u: a qdisc's time "
+				  "queue holds its aggregates", o->class_slots, o->ring_slots);
+	return 0;
+}
+
 static int load_locked(const struct bq_kind *k, struct bq_load_opts *o)
 {
 	char dir[256], why[512];
@@ -732,6 +804,9 @@ static int load_locked(const struct bq_kind *k, struct bq_load_opts *o)
 	/* An earlier load's live qdiscs keep its maps, which this load shares. */
 	if (!o->max_instances)
 		o->max_instances = bq_slot_count(k) ?: BQ_DEFAULT_MAX_INSTANCES;
+	err = class_slots(k, o);
+	if (err)
+		return err;
 	if (o->userns_slots >= o->max_instances)
 		return bq_invalid("--userns-slots %u leaves none of the %u slots to the initial user namespace",
 		       o->userns_slots, o->max_instances);
