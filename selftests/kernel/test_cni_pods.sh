@@ -2,10 +2,20 @@
 # 110 pods (kubelet's default max-pods) on one node, each made by ptp +
 # host-local and limited by bpfqdisc-bandwidth to its own rates, each
 # limit checked (CHECK), then every DEL: nothing left behind, no device,
-# no qdisc, no record, no pin. Prints the guest time of ADD and DEL per pod.
+# no qdisc, no record, no pin. The BPF maps the plugin's loads make (its
+# first ADD loads bpf_hbm and pod_police for the node) take under
+# MAPS_MAX bytes: the reference plugin's whole kernel memory for 110 pods
+# is 6.4 MB (docs/benchmarks.md, section 7). Prints the guest time of ADD
+# and DEL per pod.
 . "$(dirname "$0")/lib.sh"
 . "$TOP/selftests/kernel/cni_lib.sh"
 . "$TOP/selftests/kernel/cni_bw_lib.sh"
+
+MAPS_MAX=$((4 * 1024 * 1024))
+# The plugin's own loads, as on a node before its first pod.
+"$BQ" unload hbm >/dev/null 2>&1 || true
+rm -rf /sys/fs/bpf/bpfqdisc_pod
+ids0=$(bpftool map show -j | jq -c '[.[].id]')
 
 N=${BQ_CNI_PODS:-110}
 links0=$(ip -o link | wc -l)
@@ -27,6 +37,10 @@ while [ $i -lt $N ]; do
 done
 n=$(tc qdisc show | grep -c bpf_hbm)
 [ "$n" = "$N" ] || fail "$n bpf_hbm on the node's veths, not $N"
+maps=$(bpftool map show -j | jq --argjson old "$ids0" \
+	'[.[] | select(.id as $i | $old | index($i) | not) | .bytes_memlock] | add // 0')
+note "$N pods: the plugin's BPF maps take $maps bytes (memlock)"
+[ "$maps" -le "$MAPS_MAX" ] || fail "the plugin's maps take $maps bytes for $N pods, over $MAPS_MAX: $(bpftool map show)"
 i=0
 while [ $i -lt $N ]; do
 	bw CHECK "$(bw_conf 1.0.0 "$(limits $i)" "$(cat /tmp/pod$i.json)")" pod$i

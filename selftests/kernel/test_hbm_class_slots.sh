@@ -1,0 +1,52 @@
+# bpfqdisc load --class-slots: bpf_hbm's aggregates per qdisc as a load
+# sizes them (the pods' load takes 2, bpf/hbm.bpf.c). Bad counts are
+# refused with one line; list shows the count; the maps are sized by it;
+# a qdisc with more keys than the table holds keeps HBM_AGGS - 1 of its
+# own and counts the rest as overflow, which still gets through; a later
+# load keeps the count of the maps that live qdiscs share.
+. "$(dirname "$0")/lib.sh"
+. "$TOP/selftests/kernel/reliability_lib.sh"
+
+hstat() { "$BQ" -n a stats dev va -j | "$JGET" ".[0].bpf.$1"; }
+entries() { bpftool map show pinned "/sys/fs/bpf/bpfqdisc/hbm/$1" -j | jq .max_entries; }
+
+"$BQ" unload hbm >/dev/null 2>&1 || true
+expect_err 2 "--class-slots 3 is not a power of two" "$BQ" load hbm --class-slots 3
+expect_err 2 "bad value '1' for --class-slots" "$BQ" load hbm --class-slots 1
+expect_err 2 "bad value 'x' for --class-slots" "$BQ" load hbm --class-slots x
+expect_err 2 "--class-slots 512 must be below --ring-slots 512" \
+	"$BQ" load hbm --class-slots 512 --ring-slots 512
+expect_err 2 "bpf_fifo has no classes to size" "$BQ" load fifo --class-slots 4
+"$BQ" list | grep -q "^bpf_hbm *not loaded" || fail "a refused load left bpf_hbm loaded: $("$BQ" list)"
+
+veth_pair
+leak_baseline
+expect "$BQ" load hbm --max-instances 4 --class-slots 4 >/dev/null
+"$BQ" list | grep -q "^  4 slots of 4 classes, " || fail "list: $("$BQ" list)"
+for m in hbm_aggs hbm_agg_buckets hbm_classes; do
+	n=$(entries $m)
+	[ "$n" = 16 ] || fail "$m has $n entries, not 4 slots x 4 classes"
+done
+expect_err 1 "bpf_hbm is already loaded" "$BQ" load hbm --class-slots 8
+
+# Marks 1 to 20 with the table's room for 3 (entry 0 is the overflow's).
+expect "$BQ" -n a qdisc add dev va root bpf_hbm classify 1
+expect ip netns exec a ping -q -c 1 -W 2 $B >/dev/null
+expect "$TOP/bin/sockfleet" -n a $B 9 20 1 0 mark 1
+aggs=$(hstat aggregates) over=$(hstat agg_overflow)
+note "20 marks in 4 classes a qdisc: $aggs aggregates, $over packets counted as overflow"
+[ "$aggs" = 3 ] || fail "$aggs aggregates, the table holds 3"
+[ "$over" -ge 17 ] || fail "agg_overflow $over for 18 marks with no room"
+json=$("$BQ" -n a stats dev va -j)
+echo "$json" | jq -e '.[0].drops == 0' >/dev/null || fail "packets dropped: $json"
+
+# Unloaded under its live qdisc, a new load shares the maps: their count.
+expect "$BQ" unload --force hbm >/dev/null
+expect "$BQ" load hbm >/dev/null
+"$BQ" list | grep -q "^  4 slots of 4 classes, " || fail "reload: $("$BQ" list)"
+expect_err 1 "load it as before .*--class-slots" sh -c "'$BQ' unload --force hbm >/dev/null && '$BQ' load hbm --class-slots 8"
+
+expect ip netns exec a tc qdisc del dev va root
+"$BQ" load hbm >/dev/null 2>&1 || true
+expect_no_leak hbm
+exit 0
