@@ -103,6 +103,13 @@
  */
 #include "bq/class.bpf.h"
 #include "bq/pool.bpf.h"
+
+#define HBM_AGGS_DEFAULT	256	/* aggregates per qdisc; entry 0: the overflow */
+#define HBM_AGGS		bq_class_slots	/* as loaded: a power of two, >= 2 */
+BQ_CLASS_SLOTS(HBM_AGGS_DEFAULT);
+/* The heap of backlogged aggregates: values 0 .. HBM_AGGS - 1, each at most once. */
+#define BQ_TIMEQ_PER_SLOT	BQ_PER_CLASS_SHIFT(HBM_AGGS_DEFAULT, 1)
+#define BQ_TIMEQ_SLOTS		(2 * HBM_AGGS)
 #include "bq/timeq.bpf.h"
 #include "bq/keytab.bpf.h"
 #include <bpf/bpf_endian.h>
@@ -120,8 +127,6 @@ char LICENSE[] SEC("license") = "GPL";
 #define TCP_NEW_SYN_RECV	12
 #define TC_ACT_OK		0
 
-#define HBM_AGGS_DEFAULT	256	/* aggregates per qdisc; entry 0: the overflow */
-#define HBM_AGGS		bq_class_slots	/* as loaded: a power of two, >= 2 */
 #define HBM_MAX_RATE		12500000000ULL	/* bytes per second: 100 Gbit/s */
 #define HBM_AGG_OVERFLOW	0	/* classes the table has no room for */
 #define HBM_AGG_DEFAULT		1	/* key 0, and other keys with no room */
@@ -228,7 +233,6 @@ BQ_STATE(struct hbm_sched);
  * on a device serves the qdiscs of every load there (mq children made
  * before and after systemctl restart).
  */
-BQ_CLASS_SLOTS(HBM_AGGS_DEFAULT);
 BQ_SLOT_MAP(hbm_aggs, BPF_MAP_TYPE_ARRAY, u32, struct hbm_agg, BQ_PER_CLASS(HBM_AGGS_DEFAULT),
 	    BQ_MAP_PIN);
 BQ_SLOT_MAP(hbm_agg_buckets, BPF_MAP_TYPE_ARRAY, u32, __u32, BQ_PER_CLASS(HBM_AGGS_DEFAULT),
@@ -789,15 +793,12 @@ BQ_DEQUEUE(hbm)
 
 /* --- init, reset, destroy ------------------------------------------------- */
 
-/*
- * The heap must hold every aggregate; aggregate 1 (key 0) always exists,
- * and the overflow aggregate starts empty.
- */
+/* Aggregate 1 (key 0) always exists, and the overflow aggregate starts empty. */
 static int hbm_setup(struct Qdisc *sch, struct bq_instance *inst, struct hbm_sched *q)
 {
 	struct hbm_agg *over = agg_at(inst, HBM_AGG_OVERFLOW);
 
-	if (bq_ring_slots <= HBM_AGGS || !over)
+	if (!over)
 		return -EINVAL;
 	__builtin_memset(over, 0, sizeof(*over));
 	agg_find(inst, q, 0, 0);

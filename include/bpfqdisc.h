@@ -158,13 +158,19 @@ struct bq_xstat_desc {
  */
 #define BQ_PER_RING		0
 /*
- * BQ_PER_CLASS(n): a region of --class-slots entries, n (a power of two)
- * unless the load gives another: the classes (aggregates) a qdisc of the
- * kind may have, which a load for qdiscs that need few (a pod's) makes
- * small. Every such map of an object has the same n.
+ * BQ_PER_CLASS(n): a region of --class-slots entries, n (a power of two
+ * below 2^24) unless the load gives another: the classes (aggregates) a
+ * qdisc of the kind may have, which a load for qdiscs that need few (a
+ * pod's) makes small. BQ_PER_CLASS_SHIFT(n, s): 2^s times as many (a time
+ * queue of the aggregates holds one entry more than they are). Every such
+ * map of an object has the same n.
  */
 #define BQ_PER_CLASS_FLAG	0x80000000U
-#define BQ_PER_CLASS(n)		(BQ_PER_CLASS_FLAG | (n))
+#define BQ_PER_CLASS_COUNT	0x00ffffffU
+#define BQ_PER_CLASS_SHIFT(n, s)	(BQ_PER_CLASS_FLAG | (s) << 24 | (n))
+#define BQ_PER_CLASS(n)		BQ_PER_CLASS_SHIFT(n, 0)
+/* How many times --class-slots a BQ_PER_CLASS_SHIFT map's region is, as a shift. */
+#define BQ_PER_CLASS_SHIFT_OF(per_slot)	(((per_slot) >> 24) & 0x7f)
 #define BQ_MAP_PIN		1
 #define BQ_MAX_SLOT_MAPS	32
 

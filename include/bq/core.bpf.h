@@ -102,7 +102,8 @@ const volatile __u32 bq_max_instances = BQ_DEFAULT_MAX_INSTANCES;
 /* Entries per slot of a BQ_SLOT_MAP declared with n, before the loader sizes it. */
 #define BQ_SLOT_MAP_PER_SLOT(n)						\
 	((n) == BQ_PER_RING ? BQ_DEFAULT_RING_SLOTS :			\
-	 ((n) & BQ_PER_CLASS_FLAG) ? (n) & ~BQ_PER_CLASS_FLAG : (n))
+	 ((n) & BQ_PER_CLASS_FLAG) ?					\
+	 ((n) & BQ_PER_CLASS_COUNT) << BQ_PER_CLASS_SHIFT_OF(n) : (n))
 
 /*
  * BQ_SLOT_MAP(map, BPF_MAP_TYPE_ARRAY, key, value, n, flags): a map with n

@@ -5,13 +5,14 @@
  *
  * For what must happen in time order: flows throttled until their next
  * departure (fq), aggregates until their next departure (hbm). A value is
- * the index of an entry of a per-instance region, below bq_ring_slots.
+ * the index of an entry of a per-instance region, below bq_ring_slots
+ * (or the kind's BQ_TIMEQ_SLOTS, below).
  * The heap keeps where each value is, so setting a value's time moves it
  * rather than adding a second item, and a value can be taken out: the
  * heap never holds more items than there are distinct values, so a kind
  * that changes its mind leaves nothing stale behind to fill it (as sch_fq
- * keeps a flow in its delayed tree once). Each instance owns bq_ring_slots
- * entries of bq_timeq, so bq_ring_slots - 1 items: values 1 .. n - 1
+ * keeps a flow in its delayed tree once). Each instance owns n entries of
+ * bq_timeq (bq_ring_slots), so n - 1 items: values 1 .. n - 1
  * always fit. set, remove and pop cost O(log n) array steps, peek O(1).
  * Equal times come out in no particular order.
  *
@@ -206,13 +207,24 @@ struct bq_tq {
 #ifdef __bpf__
 #include "bq/core.bpf.h"
 
-BQ_SLOT_MAP(bq_timeq, BPF_MAP_TYPE_ARRAY, u32, struct bq_tq_ent, BQ_PER_RING, 0);
+/*
+ * bq_timeq's region: bq_ring_slots entries, as many as packets. A kind
+ * whose values are fewer defines, before including this, BQ_TIMEQ_PER_SLOT
+ * (BQ_SLOT_MAP's n) and BQ_TIMEQ_SLOTS (the entries it gives): bpf_hbm's
+ * heap holds aggregates, twice --class-slots.
+ */
+#ifndef BQ_TIMEQ_PER_SLOT
+#define BQ_TIMEQ_PER_SLOT	BQ_PER_RING
+#define BQ_TIMEQ_SLOTS		bq_ring_slots
+#endif
+
+BQ_SLOT_MAP(bq_timeq, BPF_MAP_TYPE_ARRAY, u32, struct bq_tq_ent, BQ_TIMEQ_PER_SLOT, 0);
 
 static __always_inline struct bq_tq_ent *bq_tq_ent(const struct bq_instance *inst, u32 i)
 {
-	return bq_region_lookup(&bq_timeq, inst, bq_ring_slots, i);
+	return bq_region_lookup(&bq_timeq, inst, BQ_TIMEQ_SLOTS, i);
 }
 
-BQ_TIMEQ_OPS(bq_tq, bq_tq_ent, bq_ring_slots)
+BQ_TIMEQ_OPS(bq_tq, bq_tq_ent, BQ_TIMEQ_SLOTS)
 #endif /* __bpf__ */
 #endif /* BQ_TIMEQ_BPF_H */

@@ -14,8 +14,8 @@ entries() { bpftool map show pinned "/sys/fs/bpf/bpfqdisc/hbm/$1" -j | jq .max_e
 expect_err 2 "--class-slots 3 is not a power of two" "$BQ" load hbm --class-slots 3
 expect_err 2 "bad value '1' for --class-slots" "$BQ" load hbm --class-slots 1
 expect_err 2 "bad value 'x' for --class-slots" "$BQ" load hbm --class-slots x
-expect_err 2 "--class-slots 512 must be below --ring-slots 512" \
-	"$BQ" load hbm --class-slots 512 --ring-slots 512
+expect_err 2 "--class-slots 2097152\) is too many for bpf_hbm: its map [a-z_]+ would exceed" \
+	"$BQ" load hbm --class-slots 2097152
 expect_err 2 "bpf_fifo has no classes to size" "$BQ" load fifo --class-slots 4
 "$BQ" list | grep -q "^bpf_hbm *not loaded" || fail "a refused load left bpf_hbm loaded: $("$BQ" list)"
 
@@ -27,6 +27,9 @@ for m in hbm_aggs hbm_agg_buckets hbm_classes; do
 	n=$(entries $m)
 	[ "$n" = 16 ] || fail "$m has $n entries, not 4 slots x 4 classes"
 done
+# The heap of aggregates (not pinned): twice the classes, not --ring-slots.
+n=$(bpftool map show name bq_timeq -j | jq .max_entries)
+[ "$n" = 32 ] || fail "bq_timeq has $n entries, not 4 slots x 2 x 4 classes"
 expect_err 1 "bpf_hbm is already loaded" "$BQ" load hbm --class-slots 8
 
 # Marks 1 to 20 with the table's room for 3 (entry 0 is the overflow's).

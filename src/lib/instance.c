@@ -96,6 +96,20 @@ __u32 bq_slot_count(const struct bq_kind *k)
 	return info.max_entries;
 }
 
+__u32 bq_pinned_per_slot(const struct bq_kind *k, const char *map)
+{
+	struct bpf_map_info info;
+	__u32 slots = bq_slot_count(k);
+	int fd = slots ? bq_open_map(k, map) : -1;
+
+	if (fd < 0)
+		return 0;
+	if (bq_bpf_map_info(fd, &info))
+		info.max_entries = 0;
+	close(fd);
+	return info.max_entries / slots;
+}
+
 /*
  * The kind's bq_slots, open: a value is a struct bq_slot, then the kind's
  * own state, of a size only the map knows.

@@ -326,6 +326,8 @@ __u32 bq_slot_count(const struct bq_kind *k);
  */
 __u32 bq_kind_class_slots(const struct bq_kind *k);
 __u32 bq_class_slot_count(const struct bq_kind *k);
+/* Entries per slot of a loaded kind's pinned slot map; 0 if it has none. */
+__u32 bq_pinned_per_slot(const struct bq_kind *k, const char *map);
 int bq_read_params(const struct bq_kind *k, __u32 slot, struct bq_params *val);
 int bq_write_params(const struct bq_kind *k, const struct bq_instance *inst,
 		    const struct bq_params *val);

@@ -139,14 +139,14 @@ static size_t slot_maps(const struct bq_kind *k, struct bq_map_desc *d)
 	return bq_kind_table(k, ".rodata.bq_maps", d, sizeof(*d), BQ_MAX_SLOT_MAPS);
 }
 
-/* The first of the object's BQ_PER_CLASS maps into *d; false if none. */
-static bool per_class_map(const struct bq_kind *k, struct bq_map_desc *d)
+/* The object's first BQ_PER_CLASS map (with pin: that is pinned) into *d; false if none. */
+static bool per_class_map(const struct bq_kind *k, bool pin, struct bq_map_desc *d)
 {
 	struct bq_map_desc all[BQ_MAX_SLOT_MAPS];
 	size_t n = slot_maps(k, all);
 
 	for (size_t i = 0; i < n; i++) {
-		if (all[i].per_slot & BQ_PER_CLASS_FLAG) {
+		if ((all[i].per_slot & BQ_PER_CLASS_FLAG) && (!pin || (all[i].flags & BQ_MAP_PIN))) {
 			*d = all[i];
 			return true;
 		}
@@ -158,25 +158,16 @@ __u32 bq_kind_class_slots(const struct bq_kind *k)
 {
 	struct bq_map_desc d;
 
-	return per_class_map(k, &d) ? d.per_slot & ~BQ_PER_CLASS_FLAG : 0;
+	return per_class_map(k, false, &d) ? d.per_slot & BQ_PER_CLASS_COUNT : 0;
 }
 
 __u32 bq_class_slot_count(const struct bq_kind *k)
 {
-	struct bpf_map_info info;
 	struct bq_map_desc d;
-	__u32 slots = bq_slot_count(k);
-	int fd;
 
-	if (!slots || !per_class_map(k, &d) || !(d.flags & BQ_MAP_PIN))
+	if (!per_class_map(k, true, &d))
 		return 0;
-	fd = bq_open_map(k, d.name);
-	if (fd < 0)
-		return 0;
-	if (bq_bpf_map_info(fd, &info))
-		info.max_entries = 0;
-	close(fd);
-	return info.max_entries / slots;
+	return bq_pinned_per_slot(k, d.name) >> BQ_PER_CLASS_SHIFT_OF(d.per_slot);
 }
 
 /* Entries per slot of the slot map d under o. */
@@ -184,7 +175,9 @@ static __u32 per_slot(const struct bq_map_desc *d, const struct bq_load_opts *o)
 {
 	if (d->per_slot == BQ_PER_RING)
 		return o->ring_slots;
-	return d->per_slot & BQ_PER_CLASS_FLAG ? o->class_slots : d->per_slot;
+	if (d->per_slot & BQ_PER_CLASS_FLAG)
+		return o->class_slots << BQ_PER_CLASS_SHIFT_OF(d->per_slot);
+	return d->per_slot;
 }
 
 /* Sets a `const volatile u32` of .rodata by name, before load. */
@@ -770,11 +763,7 @@ static int load_and_register(const struct bq_kind *k, struct bpf_object *obj,
 	return err;
 }
 
-/*
- * o->class_slots for a kind with BQ_PER_CLASS maps: as given, else the
- * earlier load's, else the kind's own. A qdisc's time queue holds its
- * classes' aggregates (bpf_hbm), so they stay below --ring-slots.
- */
+/* o->class_slots for a kind with BQ_PER_CLASS maps: as given, else the earlier load's, else the kind's own. */
 static int class_slots(const struct bq_kind *k, struct bq_load_opts *o)
 {
 	__u32 built = bq_kind_class_slots(k);
@@ -786,9 +775,6 @@ static int class_slots(const struct bq_kind *k, struct bq_load_opts *o)
 		return 0;
 	if (!o->class_slots)
 		o->class_slots = bq_class_slot_count(k) ?: built;
-	if (o->class_slots >= o->ring_slots)
-		return bq_invalid("--class-slots %u must be below --ring-slots %u: a qdisc's time "
-				  "queue holds its aggregates", o->class_slots, o->ring_slots);
 	return 0;
 }
 
@@ -836,8 +822,9 @@ static int load_locked(const struct bq_kind *k, struct bq_load_opts *o)
 	}
 	err = size_maps(k, obj, o, &big);
 	if (err == -E2BIG) {
-		err = bq_invalid("--max-instances %u is too many for %s: its map %s would exceed %u entries",
-				 o->max_instances, k->kind, big, BQ_MAX_TOTAL_SLOTS);
+		err = bq_invalid("--max-instances %u (--ring-slots %u, --class-slots %u) is too many for "
+				 "%s: its map %s would exceed %u entries", o->max_instances,
+				 o->ring_slots, o->class_slots, k->kind, big, BQ_MAX_TOTAL_SLOTS);
 	} else if (err) {
 		err = bq_error(-ENOEXEC, "the %s object lacks the bpfqdisc framework maps", k->kind);
 	} else if ((err = for_each_pinned(obj, reuse_map, k))) {

@@ -51,9 +51,11 @@ static bool read_classes(const struct bq_kind *k, struct bq_kind_classes *c)
 	if (bq_kind_table(k, ".rodata.bq_class_aggs", &c->aggs, sizeof(c->aggs), 1))
 		c->ncounters = bq_kind_table(k, ".rodata.bq_class_counters", c->counters,
 					     sizeof(c->counters[0]), BQ_MAX_CLASS_FIELDS);
+	/* A region of --class-slots entries is as the load made it. */
 	for (size_t i = 0; i < n; i++)
 		if (!strcmp(maps[i].name, c->aggs.map))
-			c->per_slot = maps[i].per_slot;
+			c->per_slot = maps[i].per_slot & BQ_PER_CLASS_FLAG ?
+				      bq_pinned_per_slot(k, maps[i].name) : maps[i].per_slot;
 	return true;
 }
 
