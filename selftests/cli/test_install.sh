@@ -245,7 +245,7 @@ else
 	check_completion completion_command load "$(complete_ bpfqdisc lo)"
 	check_completion completion_kind fifo "$(complete_ "$SBIN" load "fi")"
 	check_completion completion_param limit "$(complete_ "$SBIN" load fifo li)"
-	check_completion completion_options "--max-instances --ring-slots --userns-slots --user-slots --netns-slots" "$(complete_ "$SBIN" load fifo --)"
+	check_completion completion_options "--max-instances --ring-slots --class-slots --userns-slots --user-slots --netns-slots" "$(complete_ "$SBIN" load fifo --)"
 	check_completion completion_force --force "$(complete_ "$SBIN" unload fifo --)"
 	check_completion completion_netns load "$(complete_ "$SBIN" -n ns1 lo)"
 fi
