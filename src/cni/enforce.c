@@ -47,10 +47,11 @@
  * number of pods. A pod's qdisc is one aggregate (shared_default): it uses
  * bpf_hbm's entries 0 (the overflow's) and 1 (key 0's) of its table, and
  * no more, so 2 classes rather than bpf_hbm's 256 (512 bytes each in
- * hbm_aggs, and the class table). Each ring slot costs 40 bytes in bq_pool
- * and bq_timeq, and a qdisc holds one packet fewer: 255 MTU packets are
- * 380 KB, 150 ms at 20 Mbit/s, and near bpf_hbm's own drop horizon (600 KB
- * ahead of now) whatever the rate; TCP's GSO packets are up to 64 KB each.
+ * hbm_aggs, and the class table). Each ring slot costs 24 bytes in bq_pool
+ * (bpf_hbm's bq_timeq holds aggregates, twice the classes), and a qdisc
+ * holds one packet fewer: 255 MTU packets are 380 KB, 150 ms at 20 Mbit/s,
+ * and near bpf_hbm's own drop horizon (600 KB ahead of now) whatever the
+ * rate; TCP's GSO packets are up to 64 KB each. 2.2 MB of maps in all.
  */
 #define POD_CLASS_SLOTS		2
 #define POD_RING_SLOTS		256
