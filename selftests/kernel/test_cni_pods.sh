@@ -40,7 +40,8 @@ n=$(tc qdisc show | grep -c bpf_hbm)
 maps=$(bpftool map show -j | jq --argjson old "$ids0" \
 	'[.[] | select(.id as $i | $old | index($i) | not) | .bytes_memlock] | add // 0')
 note "$N pods: the plugin's BPF maps take $maps bytes (memlock)"
-[ "$maps" -le "$MAPS_MAX" ] || fail "the plugin's maps take $maps bytes for $N pods, over $MAPS_MAX: $(bpftool map show)"
+[ "$maps" -le "$MAPS_MAX" ] || fail "the plugin's maps take $maps bytes for $N pods, over $MAPS_MAX: $(bpftool map show -j |
+	jq -r '[.[] | "\(.name) \(.bytes_memlock)"] | join(", ")')"
 i=0
 while [ $i -lt $N ]; do
 	bw CHECK "$(bw_conf 1.0.0 "$(limits $i)" "$(cat /tmp/pod$i.json)")" pod$i
