@@ -91,6 +91,12 @@ bw ADD "$(bw_conf 1.0.0 "$LIMITS" "$res")" p1
 [ "$rc" = 0 ] && [ "$(root_kind p1 eth0)" = bpf_hbm ] || fail "ADD again: exit $rc: $out"
 bw CHECK "$(bw_conf 1.0.0 "$LIMITS" "$res")" p1
 [ "$rc" = 0 ] || fail "CHECK after the second ADD: $out"
+# Another version of the plugin may have given the pod's qdisc another
+# queue length (2048 before 255): that is the plugin's, not the config's,
+# and the pod's limits are still in force.
+expect "$BQ" qdisc change dev "$host" root limit 127
+bw CHECK "$(bw_conf 1.0.0 "$LIMITS" "$res")" p1
+[ "$rc" = 0 ] || fail "CHECK of a pod with another queue length: $out"
 
 # DEL twice.
 for i in 1 2; do

@@ -106,7 +106,13 @@ int pod_limit_ready(struct cni_err *e)
 	return 0;
 }
 
-/* A pod's qdisc at rate bits/s as the root of ifindex, in bpfqdisc's words. */
+/*
+ * A pod's qdisc at rate bits/s as the root of ifindex, in bpfqdisc's words:
+ * first the POD_CONFIG_PARAMS words that the pod's config decides, then the
+ * queue's length, which is the plugin's (another version may differ).
+ */
+#define POD_CONFIG_PARAMS	6
+
 struct pod_req {
 	struct bq_qdisc_req r;
 	char rate[32], burst[32], limit[16];
@@ -243,13 +249,14 @@ static int check_root(const struct bq_kind *k, int ifindex, const char *dev,
 				"pod %s limit: the root qdisc of %s is %s, not %s", role, dev,
 				kind[0] ? kind : "none", k->kind);
 	pod_req(&p, k, ifindex, dev, pr);
+	p.r.nparams = POD_CONFIG_PARAMS;
 	if (bq_read_defaults(k, &defaults) || bq_build_params(&p.r, &defaults, &want) ||
 	    bq_find_instance(ifindex, TC_H_ROOT, 0, &found, &inst) ||
 	    bq_read_params(k, inst.slot, &now))
 		return cni_fail(e, CNI_ERR_NOT_IN_FORCE, "limit not in force",
 				"pod %s limit: %s on %s is not one of bpfqdisc's", role, k->kind, dev);
 	for (size_t i = 0; i < want.n; i++)
-		if (now.v[i] != want.val.v[i])
+		if ((want.given & (1u << i)) && now.v[i] != want.val.v[i])
 			return cni_fail(e, CNI_ERR_NOT_IN_FORCE, "limit not in force",
 					"pod %s limit: %s on %s has %s %llu, not %llu", role,
 					k->kind, dev, want.desc[i].name,
