@@ -152,3 +152,26 @@ reset_then_destroy() {
 	LEAK_OPS=$((LEAK_OPS + queued))
 	note "destroyed with $queued packets queued"
 }
+
+# hstat NAME: bpf_hbm's counter NAME of va's root qdisc in netns a.
+hstat() { "$BQ" -n a stats dev va -j | "$JGET" ".[0].bpf.$1"; }
+
+# agg_flood MARKS AGGS MIN_OVER: va's root bpf_hbm, by mark, gets one
+# datagram with each mark 1 to MARKS from one process (a ping apiece costs
+# the VM 0.1 s of wall time), once ARP is done (MARKS datagrams waiting for
+# it would overflow the neighbour's queue). Its table holds AGGS
+# aggregates, at least MIN_OVER packets are counted as overflow, and none
+# is dropped: a key without room still gets through.
+agg_flood() {
+	local aggs over json
+
+	expect "$BQ" -n a qdisc add dev va root bpf_hbm classify 1
+	expect ip netns exec a ping -q -c 1 -W 2 "$B" >/dev/null
+	expect "$TOP/bin/sockfleet" -n a "$B" 9 "$1" 1 0 mark 1
+	aggs=$(hstat aggregates) over=$(hstat agg_overflow)
+	note "$1 marks: $aggs aggregates, $over packets counted as overflow"
+	[ "$aggs" = "$2" ] || fail "$aggs aggregates, the table holds $2"
+	[ "$over" -ge "$3" ] || fail "agg_overflow $over for $(($1 - $2)) marks with no room"
+	json=$("$BQ" -n a stats dev va -j)
+	echo "$json" | jq -e '.[0].drops == 0' >/dev/null || fail "packets dropped: $json"
+}

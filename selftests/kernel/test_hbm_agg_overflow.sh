@@ -11,24 +11,10 @@
 . "$(dirname "$0")/lib.sh"
 . "$TOP/selftests/kernel/reliability_lib.sh"
 
-
-hstat() { "$BQ" -n a stats dev va -j | "$JGET" ".[0].bpf.$1"; }
-
 veth_pair
 leak_baseline
 load_kinds hbm
-expect "$BQ" -n a qdisc add dev va root bpf_hbm classify 1
-# One datagram with each mark from 1 to 300, from one process (300 pings
-# cost the VM about 30 s of wall time), once ARP is done: 300 datagrams
-# waiting for it would overflow the neighbour's queue.
-expect ip netns exec a ping -q -c 1 -W 2 $B >/dev/null
-expect "$TOP/bin/sockfleet" -n a $B 9 300 1 0 mark 1
-aggs=$(hstat aggregates) over=$(hstat agg_overflow)
-note "300 marks: $aggs aggregates, $over packets counted as overflow"
-[ "$aggs" = 255 ] || fail "$aggs aggregates, the table holds 255"
-[ "$over" -ge 40 ] || fail "agg_overflow $over for 45 marks with no room"
-json=$("$BQ" -n a stats dev va -j)
-echo "$json" | jq -e '.[0].drops == 0' >/dev/null || fail "packets dropped: $json"
+agg_flood 300 255 40
 
 sleep 1.2
 expect ip netns exec a ping -q -c 3 -i 0.2 -W 2 -m 1000 $B >/dev/null

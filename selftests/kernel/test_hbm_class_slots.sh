@@ -7,7 +7,6 @@
 . "$(dirname "$0")/lib.sh"
 . "$TOP/selftests/kernel/reliability_lib.sh"
 
-hstat() { "$BQ" -n a stats dev va -j | "$JGET" ".[0].bpf.$1"; }
 entries() { bpftool map show pinned "/sys/fs/bpf/bpfqdisc/hbm/$1" -j | jq .max_entries; }
 
 "$BQ" unload hbm >/dev/null 2>&1 || true
@@ -33,15 +32,7 @@ n=$(bpftool map show name bq_timeq -j | jq .max_entries)
 expect_err 1 "bpf_hbm is already loaded" "$BQ" load hbm --class-slots 8
 
 # Marks 1 to 20 with the table's room for 3 (entry 0 is the overflow's).
-expect "$BQ" -n a qdisc add dev va root bpf_hbm classify 1
-expect ip netns exec a ping -q -c 1 -W 2 $B >/dev/null
-expect "$TOP/bin/sockfleet" -n a $B 9 20 1 0 mark 1
-aggs=$(hstat aggregates) over=$(hstat agg_overflow)
-note "20 marks in 4 classes a qdisc: $aggs aggregates, $over packets counted as overflow"
-[ "$aggs" = 3 ] || fail "$aggs aggregates, the table holds 3"
-[ "$over" -ge 17 ] || fail "agg_overflow $over for 18 marks with no room"
-json=$("$BQ" -n a stats dev va -j)
-echo "$json" | jq -e '.[0].drops == 0' >/dev/null || fail "packets dropped: $json"
+agg_flood 20 3 17
 
 # Unloaded under its live qdisc, a new load shares the maps: their count.
 expect "$BQ" unload --force hbm >/dev/null
