@@ -257,3 +257,16 @@ wait_stat() {
 
 # wait_backlog NS DEV PACKETS SECS: until DEV's root qdisc queues PACKETS.
 wait_backlog() { wait_stat "$1" "$2" qlen "$3" "$4"; }
+
+# tcp_quiet NS: until no TCP socket of netns NS has a packet left to send
+# (listeners and TIME_WAIT only: a closing connection's last ACK has gone
+# out), up to 5 s. A client that has exited may still owe the server's FIN
+# its ACK, which a count read "at rest" would catch on its way.
+tcp_quiet() {
+	local i=0
+	while [ -n "$(ip netns exec "$1" ss -Htan state connected exclude time-wait)" ]; do
+		i=$((i + 1))
+		[ $i -le 50 ] || return 1
+		sleep 0.1
+	done
+}

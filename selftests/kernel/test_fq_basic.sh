@@ -7,9 +7,11 @@
 
 load_fq
 veth_pair
+quiet_va	# the counts at rest below are the test's traffic alone
 fq_mbps=$(carries fq)
 bpf_mbps=$(carries bpf_fq)
 note "veth, 1 TCP flow, Mbit/s: fq $fq_mbps; bpf_fq $bpf_mbps"
+tcp_quiet a || fail "TCP sockets still sending: $(ip netns exec a ss -tan)"
 [ "$(tc_stat a va backlog)" = 0 ] || fail "backlog $(tc_stat a va backlog) at rest"
 # Throughput is for the benchmarks (make bench). Here only a collapse (a
 # queue shared by mistake gives a few Mbit/s) is a failure.
@@ -18,7 +20,9 @@ note "veth, 1 TCP flow, Mbit/s: fq $fq_mbps; bpf_fq $bpf_mbps"
 # it is counted there, or as a flow.
 [ "$(bstat a va flows)" -ge 1 ] || [ "$(bstat a va fastpath_packets)" -gt 0 ] ||
 	fail "no flow counted, no packet on the fast path"
-[ "$(bstat a va enqueued)" = "$(bstat a va dequeued)" ] || fail "enqueued != dequeued at rest"
+s=$("$BQ" -n a stats dev va -j)	# one read: two could straddle a packet
+echo "$s" | jq -e '.[0] | .bpf.enqueued == .bpf.dequeued and .qlen == 0' >/dev/null ||
+	fail "enqueued != dequeued at rest: $s"
 
 # lo
 expect tc qdisc replace dev lo root bpf_fq

@@ -10,11 +10,13 @@ opt() { "$BQ" -n a qdisc show dev va -j | "$JGET" ".[0].options.$1"; }
 modprobe sch_fq_codel 2>/dev/null || true
 expect "$BQ" load fq_codel
 veth_pair
+quiet_va	# the counts at rest below are the test's traffic alone
 for kind in fq_codel bpf_fq_codel; do
 	m=$(carries $kind)	# fails the test, where inside note's words it would not
 	note "$kind: 1 TCP flow, $m Mbit/s"
 done
 [ "$(tc_stat a va packets)" -gt 1000 ] || fail "carried $(tc_stat a va packets) packets"
+tcp_quiet a || fail "TCP sockets still sending: $(ip netns exec a ss -tan)"
 [ "$(tc_stat a va backlog)" = 0 ] || fail "backlog $(tc_stat a va backlog) at rest"
 s=$("$BQ" -n a stats dev va -j)
 echo "$s" | jq -e '.[0] as $q | $q.bpf.enqueued == $q.bpf.dequeued + ($q.bpf.drops | add) and
