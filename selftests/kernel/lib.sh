@@ -12,11 +12,21 @@ JGET="$TOP/bin/jget"
 A=192.0.2.1
 B=192.0.2.2
 
+# kernel_has SYMBOL: the kernel has a symbol of the patches in
+# tools/kernel-patches. /proc/kallsyms costs the test VM 0.5 s to read, a
+# tenth of a short test: the first lib.sh of a run (selftests/kernel/run's)
+# reads it and exports what it found to the tests.
+if [ -z "${BQ_KSYMS+set}" ]; then
+	BQ_KSYMS=" $(grep -ow -e Qdisc_ops__dump -e bpf_qdisc_set_can_bypass /proc/kallsyms |
+		sort -u | tr '\n' ' ')"
+	export BQ_KSYMS
+fi
+kernel_has() { case $BQ_KSYMS in *" $1 "*) return 0 ;; esac; return 1; }
 # stderr: a failure inside $(...) still reaches the log
 # A kernel with tools/kernel-patches/0003 dumps a BPF qdisc's options, which
 # tc without bpfqdisc's plugin prints as text even under -j, breaking its
 # JSON ("[Unknown qdisc, optlen=...]"): there tc gets the plugin.
-if grep -qw Qdisc_ops__dump /proc/kallsyms; then export TC_LIB_DIR="$TOP/bin/tc"; fi
+if kernel_has Qdisc_ops__dump; then export TC_LIB_DIR="$TOP/bin/tc"; fi
 fail() { echo "FAIL: $*" >&2; exit 1; }
 skip() { echo "SKIP: $*"; exit 4; }
 note() { echo "# $*"; }
@@ -242,7 +252,7 @@ reset_empties() {
 # kernel_bypasses: the kernel lets a BPF qdisc set TCQ_F_CAN_BYPASS
 # (tools/kernel-patches/0002); bpf_fifo and bpf_fq_codel then never see a
 # packet that finds them empty (test_bypass).
-kernel_bypasses() { grep -qw bpf_qdisc_set_can_bypass /proc/kallsyms; }
+kernel_bypasses() { kernel_has bpf_qdisc_set_can_bypass; }
 
 # wait_stat NS DEV STAT MIN SECS: until tc's STAT of DEV's root qdisc
 # (tc_stat) is MIN at least, up to SECS.

@@ -11,7 +11,7 @@ NL="$TOP/bin/nlqdisc"
 export TC_LIB_DIR="$TOP/bin/tc"
 trap 'ip link del d0 2>/dev/null || true' EXIT
 
-if grep -qw Qdisc_ops__dump /proc/kallsyms; then patched=1; else patched=0; fi
+if kernel_has Qdisc_ops__dump; then patched=1; else patched=0; fi
 note "kernel $(uname -r): Qdisc_ops__dump $([ $patched = 1 ] && echo present || echo absent)"
 limit() { "$BQ" qdisc show dev d0 -j | "$JGET" '.[0].options.limit'; }
 created() { tc -j qdisc show dev d0 root | "$JGET" '.[0].handle'; }
