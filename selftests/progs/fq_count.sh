@@ -29,6 +29,9 @@
 #       /proc/stat's busy ns and /proc/softirqs, per GSO packet. Counted
 #       with the probes' own cost (tens of ns a call), which is the same
 #       per call under both kinds.
+#       With STATS=1 (bpf_stats on), also bpf_fq's programs' ns per GSO
+#       packet and per run: with TCP=1, what its ops cost beyond the
+#       programs (dev_qdisc_enqueue's span less the enqueue program's).
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 OBJ=$TOP/.output/fq_count/count.bpf.o
 
@@ -232,9 +235,17 @@ bpftool prog loadall "$OBJ" $PIN/progs pinmaps $PIN/maps autoattach >/dev/null |
 	{ echo "fq_count: cannot attach $OBJ" >&2; exit 1; }
 [ "${TIMING:-0}" = 1 ] || rm -f $PIN/progs/t_*
 [ "${TCP:-0}" = 1 ] || rm -f $PIN/progs/k_*
+sysctl -qw kernel.bpf_stats_enabled=${STATS:-0}
 # busy: /proc/stat's user nice system irq softirq, ns (USER_HZ ticks).
 busy() { awk '/^cpu / { print $2, $3, $4, $7, $8; exit }' /proc/stat; }
 softirqs() { awk '/NET_TX|NET_RX|TIMER|HRTIMER|TASKLET|SCHED|RCU/ { printf "%s ", $2 }' /proc/softirqs; }
+# bpf_report (STATS=1): bpf_fq's programs' ns per GSO packet ($s1 - $s0)
+# since prog_cost gave $e0 and $d0.
+bpf_report() {
+	echo "$e0 $d0 $(prog_cost fq_enqueue) $(prog_cost fq_dequeue)" | awk -v n=$((s1 - s0)) '{
+		printf "  bpf_stats per skb: enqueue %.0f (%.0f a run) dequeue %.0f (%.0f a run, %.2f runs)\n",
+			($5 - $1) / n, ($5 - $1) / ($6 - $2), ($7 - $3) / n, ($7 - $3) / ($8 - $4), ($8 - $4) / n }'
+}
 # tcp_report (TCP=1): the calls and spans that moved, per GSO packet sent
 # ($s1 - $s0), from the map's dumps $a0 and $a1.
 tcp_report() {
@@ -286,6 +297,7 @@ for r in $(seq ${ROUNDS:-1}); do
 			ip netns exec a tc qdisc add dev va root $k
 			iperf_server b
 			f=$(mktemp)
+			[ "${STATS:-0}" = 1 ] && e0=$(prog_cost fq_enqueue) d0=$(prog_cost fq_dequeue)
 			a0=$(counts) s0=$(txp) n0=$(tc_stat a va packets) b0=$(busy) q0=$(softirqs)
 			( sleep $((SECS / 2)).5; ip netns exec a ss -tin dst $B:5201 >"$f" ) &
 			v=$(iperf_mbps a $B $SECS -P $P)
@@ -303,8 +315,10 @@ for r in $(seq ${ROUNDS:-1}); do
 			esac
 			echo "  srtt/ms $(grep -o ' rtt:[0-9.]*' "$f" | cut -d: -f2 | tr '\n' ' ')"
 			[ "${TCP:-0}" = 1 ] && tcp_report
+			case ${STATS:-0}$k in 1bpf_fq) bpf_report ;; esac
 			rm -f "$f"
 		done
 	done
 done
 rm -rf $PIN
+sysctl -qw kernel.bpf_stats_enabled=0
