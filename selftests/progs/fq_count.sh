@@ -26,7 +26,10 @@
 #       interrupts, the qdisc's enqueue (dev_qdisc_enqueue: the op and
 #       its entry) and runs (__qdisc_run: dequeues and the xmit to veth),
 #       TCP's sendmsg, recvmsg, write_xmit and the sender's tcp_ack; then
-#       /proc/stat's busy ns and /proc/softirqs, per GSO packet. Counted
+#       /proc/stat's busy ns and /proc/softirqs, per GSO packet; then
+#       each span's ns split by the context it ran in (task, softirq,
+#       hrtimer interrupt). sendmsg's and recvmsg's spans also hold what
+#       ran while their task slept in them. Counted
 #       with the probes' own cost (tens of ns a call), which is the same
 #       per call under both kinds.
 #       With STATS=1 (bpf_stats on), also bpf_fq's programs' ns per GSO
@@ -81,7 +84,8 @@ SEC("fexit/fq_dequeue") int BPF_PROG(t_d1, struct Qdisc *sch, struct sk_buff *re
 	return 0;
 }
 /*
- * TCP=1: 16..63 calls (k_*), 64 + 2 * span its ns and calls, the entry
+ * TCP=1: 16..63 calls (k_*), 64 + 2 * span its ns and calls, 84 + 3 *
+ * span + context its ns in each context (at its entry), the entry
  * stamps at 128 + 4 * span + context and the interrupted ns then at
  * 192 + 4 * span + context. Context (key 250): 0 task, 1 softirq, 2
  * hrtimer interrupt (251 the one it interrupted); 252 the ns all
@@ -110,6 +114,7 @@ static __always_inline __u64 sp_out(__u32 s)
 	*t = 0;
 	add(64 + 2 * s, d);
 	add(65 + 2 * s, 1);
+	add(84 + 3 * s + c, d);
 	return d;
 }
 /* 0 the sender, 1 the receiver (iperf3's port), 2 neither */
@@ -278,6 +283,12 @@ tcp_report() {
 			c = $(65 + 2 * (i - 1) + 257) - $(65 + 2 * (i - 1) + 1)
 			if (c > 0)
 				printf " %s %.0f (%.0f)", span[i], ns / n, ns / c
+		}
+		printf "\n  excl ns per skb in task/softirq/hrtimer irq:"
+		for (i = 1; i in span; i++) {
+			k = 84 + 3 * (i - 1)
+			printf " %s %.0f/%.0f/%.0f", span[i], ($(k + 257) - $(k + 1)) / n,
+				($(k + 258) - $(k + 2)) / n, ($(k + 259) - $(k + 3)) / n
 		}
 		printf "\n  /proc/stat ns per skb:"
 		for (i = 1; i <= 5; i++)
