@@ -240,7 +240,7 @@ bpftool prog loadall "$OBJ" $PIN/progs pinmaps $PIN/maps autoattach >/dev/null |
 	{ echo "fq_count: cannot attach $OBJ" >&2; exit 1; }
 [ "${TIMING:-0}" = 1 ] || rm -f $PIN/progs/t_*
 [ "${TCP:-0}" = 1 ] || rm -f $PIN/progs/k_*
-sysctl -qw kernel.bpf_stats_enabled=${STATS:-0}
+sysctl -qw kernel.bpf_stats_enabled="${STATS:-0}"
 # busy: /proc/stat's user nice system irq softirq, ns (USER_HZ ticks).
 busy() { awk '/^cpu / { print $2, $3, $4, $7, $8; exit }' /proc/stat; }
 softirqs() { awk '/NET_TX|NET_RX|TIMER|HRTIMER|TASKLET|SCHED|RCU/ { printf "%s ", $2 }' /proc/softirqs; }
