@@ -24,7 +24,8 @@
 #       fexit of the paths below, each less the softirqs and hrtimer
 #       interrupts that ran inside it (excl): all softirqs, all hrtimer
 #       interrupts, the qdisc's enqueue (dev_qdisc_enqueue: the op and
-#       its entry) and runs (__qdisc_run: dequeues and the xmit to veth),
+#       its entry) and runs (__qdisc_run: dequeues and the xmit to veth,
+#       sch_direct_xmit),
 #       TCP's sendmsg, recvmsg, write_xmit and the sender's tcp_ack; then
 #       /proc/stat's busy ns and /proc/softirqs, per GSO packet; then
 #       each span's ns split by the context it ran in (task, softirq,
@@ -84,7 +85,7 @@ SEC("fexit/fq_dequeue") int BPF_PROG(t_d1, struct Qdisc *sch, struct sk_buff *re
 	return 0;
 }
 /*
- * TCP=1: 16..63 calls (k_*), 64 + 2 * span its ns and calls, 84 + 3 *
+ * TCP=1: 16..63 calls (k_*), 64 + 2 * span its ns and calls, 88 + 3 *
  * span + context its ns in each context (at its entry), the entry
  * stamps at 128 + 4 * span + context and the interrupted ns then at
  * 192 + 4 * span + context. Context (key 250): 0 task, 1 softirq, 2
@@ -93,7 +94,7 @@ SEC("fexit/fq_dequeue") int BPF_PROG(t_d1, struct Qdisc *sch, struct sk_buff *re
  * that ran inside it (one slot per context: a span interrupted by its
  * own function in a softirq keeps its stamp).
  */
-enum { SOFTIRQ, HARDIRQ, RX, TX, SENDMSG, RECVMSG, ENQ, RUN, WXMIT, ACK };
+enum { SOFTIRQ, HARDIRQ, RX, TX, SENDMSG, RECVMSG, ENQ, RUN, WXMIT, ACK, DIRECT };
 static __always_inline __u32 ctx(void) { __u64 *c = at(250); return c ? *c & 3 : 0; }
 static __always_inline void add(__u32 k, __u64 d) { __u64 *v = at(k); if (v) *v += d; }
 static __always_inline void sp_in(__u32 s)
@@ -114,7 +115,7 @@ static __always_inline __u64 sp_out(__u32 s)
 	*t = 0;
 	add(64 + 2 * s, d);
 	add(65 + 2 * s, 1);
-	add(84 + 3 * s + c, d);
+	add(88 + 3 * s + c, d);
 	return d;
 }
 /* 0 the sender, 1 the receiver (iperf3's port), 2 neither */
@@ -161,6 +162,7 @@ SPAN(tcp_recvmsg, RECVMSG)
 SPAN(dev_qdisc_enqueue, ENQ)
 SPAN(__qdisc_run, RUN)
 SPAN(tcp_write_xmit, WXMIT)
+SPAN(sch_direct_xmit, DIRECT)
 SEC("fentry/tcp_sendmsg") int BPF_PROG(k_snd0, struct sock *sk) { inc(38); sp_in(SENDMSG); return 0; }
 SEC("fexit/tcp_sendmsg") int BPF_PROG(k_snd1) { sp_out(SENDMSG); return 0; }
 SEC("fentry/tcp_ack") int BPF_PROG(k_ack0, struct sock *sk)
@@ -268,7 +270,7 @@ tcp_report() {
 		split("16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 " \
 		      "48 49 50 51 52 53 54 55 56 57 58 59 60 61 62", key, " ")
 		split("softirqs hrtimer_irq net_rx_action net_tx_action tcp_sendmsg tcp_recvmsg dev_qdisc_enqueue " \
-		      "__qdisc_run tcp_write_xmit tcp_ack:snd", span, " ")
+		      "__qdisc_run tcp_write_xmit tcp_ack:snd sch_direct_xmit", span, " ")
 		split("user nice system irq softirq", col, " ")
 		split("TIMER NET_TX NET_RX TASKLET SCHED HRTIMER RCU", sirq, " ")
 	}
@@ -286,7 +288,7 @@ tcp_report() {
 		}
 		printf "\n  excl ns per skb in task/softirq/hrtimer irq:"
 		for (i = 1; i in span; i++) {
-			k = 84 + 3 * (i - 1)
+			k = 88 + 3 * (i - 1)
 			printf " %s %.0f/%.0f/%.0f", span[i], ($(k + 257) - $(k + 1)) / n,
 				($(k + 258) - $(k + 2)) / n, ($(k + 259) - $(k + 3)) / n
 		}
