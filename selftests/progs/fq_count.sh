@@ -9,8 +9,11 @@
 #       one iperf3 run of SECS (2) s, ROUNDS (1) times:
 #       KIND Pn MBIT/S skbs N segs/skb S per skb: qdisc_run R watchdog_fires W
 #       wd_schedule A hrtimer_start H netif_schedule S
-#       then the kind's throttle counters and fast-path packets, and each
-#       socket's srtt (ss, mid-run).
+#       then the kind's throttle counters and fast-path packets, each
+#       socket's srtt (ss, mid-run), and per GSO packet the segments the
+#       receiver sent (its ACKs: b's TcpOutSegs) and its delayed ACKs
+#       (TcpExtDelayedACKs), from the netns's counters, which cost
+#       nothing to keep.
 #       skbs: GSO packets va sent (its tx_packets); segs: tc's packets.
 #       With TIMING=1, also fq's enqueue and dequeue ns a call, between
 #       fentry and fexit (the probe's own cost included: fq made 2359,
@@ -243,6 +246,13 @@ bpftool prog loadall "$OBJ" $PIN/progs pinmaps $PIN/maps autoattach >/dev/null |
 [ "${TIMING:-0}" = 1 ] || rm -f $PIN/progs/t_*
 [ "${TCP:-0}" = 1 ] || rm -f $PIN/progs/k_*
 sysctl -qw kernel.bpf_stats_enabled="${STATS:-0}"
+# acks: b's TcpOutSegs and TcpExtDelayedACKs (the receiver's ACKs).
+acks() {
+	ip netns exec b cat /proc/net/snmp /proc/net/netstat | awk '
+		$1 == "Tcp:" || $1 == "TcpExt:" { if (!h[$1]) { for (i = 2; i <= NF; i++) f[$1 $i] = i; h[$1] = 1; next }
+			v[$1] = $0 }
+		END { split(v["Tcp:"], t); split(v["TcpExt:"], x); print t[f["Tcp:OutSegs"]], x[f["TcpExt:DelayedACKs"]] }'
+}
 # busy: /proc/stat's user nice system irq softirq, ns (USER_HZ ticks).
 busy() { awk '/^cpu / { print $2, $3, $4, $7, $8; exit }' /proc/stat; }
 softirqs() { awk '/NET_TX|NET_RX|TIMER|HRTIMER|TASKLET|SCHED|RCU/ { printf "%s ", $2 }' /proc/softirqs; }
@@ -311,11 +321,13 @@ for r in $(seq ${ROUNDS:-1}); do
 			iperf_server b
 			f=$(mktemp)
 			[ "${STATS:-0}" = 1 ] && e0=$(prog_cost fq_enqueue) d0=$(prog_cost fq_dequeue)
+			k0=$(acks)
 			a0=$(counts) s0=$(txp) n0=$(tc_stat a va packets) b0=$(busy) q0=$(softirqs)
 			( sleep $((SECS / 2)).5; ip netns exec a ss -tin dst $B:5201 >"$f" ) &
 			v=$(iperf_mbps a $B $SECS -P $P)
 			wait
-			a1=$(counts) s1=$(txp) n1=$(tc_stat a va packets) b1=$(busy) q1=$(softirqs)
+			a1=$(counts) s1=$(txp)
+			k1=$(acks) n1=$(tc_stat a va packets) b1=$(busy) q1=$(softirqs)
 			echo "$a0 $a1" | awk -v k=$k -v P=$P -v v=$v -v n=$((s1 - s0)) -v g=$((n1 - n0)) '{
 				printf "%s P%s %s Mbit/s skbs %d segs/skb %.2f per skb: qdisc_run %.3f watchdog_fires %.3f wd_schedule %.3f hrtimer_start %.3f netif_schedule %.3f",
 					k, P, v, n, g / n, ($257-$1)/n, ($258-$2)/n, ($259-$3)/n, ($260-$4)/n, ($261-$5)/n
@@ -327,6 +339,7 @@ for r in $(seq ${ROUNDS:-1}); do
 			*) echo "  $("$BQ" -n a stats dev va -j | jq -c '.[0].bpf | {throttled, fastpath_packets, enqueued, unthrottle_latency_ns}')" ;;
 			esac
 			echo "  srtt/ms $(grep -o ' rtt:[0-9.]*' "$f" | cut -d: -f2 | tr '\n' ' ')"
+			echo "$k0 $k1" | awk -v n=$((s1 - s0)) '{ printf "  receiver per skb: segments sent %.3f delayed ACKs %.3f\n", ($3 - $1) / n, ($4 - $2) / n }'
 			[ "${TCP:-0}" = 1 ] && tcp_report
 			case ${STATS:-0}$k in 1bpf_fq) bpf_report ;; esac
 			rm -f "$f"
