@@ -7,7 +7,7 @@ import os
 
 from .stats import HBM_ROWS, HTB_ROW, fmt_ratio, hbm_key
 
-COVER_KINDS = ["noqueue", "pfifo_fast", "bfifo", "bpf_floor", "bpf_fifo", "fq", "bpf_fq",
+COVER_KINDS = ["noqueue", "pfifo_fast", "bfifo", "plug", "bpf_floor", "bpf_fifo", "fq", "bpf_fq",
                "fq_codel", "bpf_fq_codel"]
 COST_KINDS = ["noqueue", "pfifo_fast", "pfifo", "bfifo", "bpf_fifo", "bpf_floor", "fq", "bpf_fq",
               "fq_codel", "bpf_fq_codel"]
@@ -70,7 +70,7 @@ def cover(fig):
             for k in COVER_KINDS]
     metrics = ("tcp1", "tcp8", "rtt_avg", "rtt_p50", "rtt_p99")
     pairs = (("bpf_fifo", "pfifo_fast"), ("bpf_fq", "fq"), ("bpf_fq_codel", "fq_codel"),
-             ("bpf_floor", "bfifo"), ("pfifo_fast", "noqueue"))
+             ("bpf_floor", "bfifo"), ("bpf_floor", "plug"), ("pfifo_fast", "noqueue"))
     return (md_table(["qdisc", "TCP 1 flow", "TCP 8 flows", "RTT avg", "RTT p50", "RTT p99"], rows)
             + case_notes(fig, "cover")
             + md_table(["median of per-round ratios", "TCP 1 flow", "TCP 8 flows", "RTT avg",

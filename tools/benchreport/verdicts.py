@@ -208,6 +208,16 @@ class Verdicts:
                 f"{ns(a, 'bpf_floor'):.0f} ns over the floor, {own}; "
                 f"{link('why-floor', 'no BPF qdisc meets it on this kernel')}.")
 
+    def tcp_floor_figures(self, t):
+        """Throughput against kernel qdisc b: where a stands to the floor,
+        the cheapest BPF FIFO against a C FIFO that never bypasses."""
+        a, b, m = t["a"], t["b"], t["metric"]
+        own, floor = self.fig.paired("cover", a, b, m), self.fig.paired("cover", "bpf_floor", "plug", m)
+        if own is None or floor is None:
+            return ""
+        return (f"{a} / {b} {own:.3f}×, bpf_floor / plug {floor:.3f}× (the floor: the cheapest "
+                f"BPF FIFO against a C FIFO doing the same work; {link('why-floor', 'the BPF ops')})")
+
     def fifo_steps_figures(self, t):
         """The steps from pfifo_fast down to bpf_fifo, as measured."""
         r = lambda k: self.fig.paired("cost", k, "pfifo_fast", "pps")
@@ -277,4 +287,5 @@ def cni_beats(x, y, better, limit):
 KINDS = {"ratio": Verdicts.ratio_target, "growth": Verdicts.growth_target,
          "policy_cost": Verdicts.policy_cost_target, "hbm_rate": Verdicts.hbm_rate_target,
          "hbm_rpc": Verdicts.hbm_rpc_target, "cni": Verdicts.cni_target}
-FIGURES = {"floor": Verdicts.floor_figures, "fifo_steps": Verdicts.fifo_steps_figures}
+FIGURES = {"floor": Verdicts.floor_figures, "tcp_floor": Verdicts.tcp_floor_figures,
+           "fifo_steps": Verdicts.fifo_steps_figures}
