@@ -7,8 +7,8 @@
 # to its gateway for 2 s (selftests/progs/podabuse.c), and the receiver
 # counts IP bytes per second from the first datagram on: the first second
 # at most 1.5x the limit, the second at 0.8-1.03x.
-#   SO_TXTIME, CLOCK_MONOTONIC and CLOCK_TAI, stamps 1 s in the past, 0,
-#     none and 10 s ahead: bpf_hbm stamps every packet itself, so no stamp
+#   SO_TXTIME, CLOCK_MONOTONIC and CLOCK_TAI, stamps 1 s in the past, 0
+#     and 10 s ahead: bpf_hbm stamps every packet itself, so no stamp
 #     gets more through, and none holds the pod's other traffic (a ping
 #     beside the 10 s stamps is answered);
 #   SO_PRIORITY 7 (TC_PRIO_CONTROL) and 0x80010001 (a classid), SO_MARK:
@@ -20,6 +20,10 @@
 #   AF_PACKET with PACKET_QDISC_BYPASS skips the pod's qdisc (it is the
 #     pod's device; no qdisc can hold what bypasses it): the backstop holds
 #     it to the same bars, and drops.
+# And what no qdisc of the pod's sees cannot stamp the node's: frames
+# that bypass the pod's qdisc, stamped 9 s ahead, must not fill an fq on
+# the node's uplink (fq sends a packet at its skb->tstamp, and keeps up to
+# 10 s of them) against the node's own traffic off the node.
 # Measured on the virtual clock, 1 vCPU: see the notes.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/cni_lib.sh"
@@ -38,6 +42,7 @@ CG=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
 [ -n "$CG" ] || fail "no cgroup2 mount"
 mkdir -p "$CG/podabuse/own/deeper"
 port=9000
+TMPD=$(mktemp -d)
 
 # held DROPS WHAT HOW...: podabuse sends HOW from the pod; what arrives
 # stays within the bars. DROPS: whether the backstop must drop (yes) or
@@ -50,7 +55,7 @@ held() {
 	"$ABUSE" recv "$G" $port $SECS >"$TMPD/rx" &
 	rx=$!
 	sleep 0.2
-	${PREFIX-} ip netns exec pod "$ABUSE" send "$G" $port "$SECS.3" $((2 * LIMIT)) "$@" ||
+	${PREFIX-} ip netns exec pod "$ABUSE" send "$G" $port "$SECS.3" $((2 * LIMIT)) 1400 1 "$@" ||
 		fail "$what: the sender failed"
 	wait $rx || fail "$what: the receiver got nothing"
 	read -r first second <"$TMPD/rx"
@@ -64,16 +69,14 @@ held() {
 	esac
 }
 
-TMPD=$(mktemp -d)
-held no "plain UDP" udp
+held no "SO_TXTIME mono stamped 1 s ago" udp txtime mono -1000
+held no "SO_TXTIME mono stamped 0" udp txtime mono zero
+held no "SO_TXTIME tai stamped 1 s ago" udp txtime tai -1000
 for clock in mono tai; do
-	for stamp in -1000 zero none; do
-		held no "SO_TXTIME $clock stamped $stamp" txtime $clock $stamp
-	done
 	# The pod's ping beside datagrams stamped 10 s ahead.
 	(sleep 1 && ip netns exec pod ping -c 5 -i 0.2 -W 1 "$G" >"$TMPD/ping" 2>&1) &
 	pinger=$!
-	held no "SO_TXTIME $clock stamped 10 s ahead" txtime $clock 10000
+	held no "SO_TXTIME $clock stamped 10 s ahead" udp txtime $clock 10000
 	wait $pinger || fail "$clock 10 s ahead: the pod's ping beside them: $(tail -n 2 "$TMPD/ping")"
 done
 held no "SO_PRIORITY 7" prio 7
@@ -85,6 +88,37 @@ unset PREFIX
 held no "raw socket" raw
 held no "AF_PACKET" packet eth0 "$P" "$MAC" 0
 held yes "AF_PACKET with PACKET_QDISC_BYPASS" packet eth0 "$P" "$MAC" 1
+
+# Off the node, through the node's uplink under fq (a node of Cilium's
+# Bandwidth Manager, or of net.core.default_qdisc=fq), which sends each
+# packet at its skb->tstamp. The pod's frames, bypassing its qdisc, stamped
+# 9 s ahead, from 128 sockets (fq holds 100 packets a flow, 10000 in all):
+# the node's own traffic off the node still gets through.
+EXT_NODE=198.51.100.1 EXT=198.51.100.2
+ip netns add ext
+ip link add vext type veth peer name eth0 netns ext
+ip addr add $EXT_NODE/24 dev vext
+ip link set vext up
+expect tc qdisc replace dev vext root fq
+ip -n ext addr add $EXT/24 dev eth0
+ip -n ext link set eth0 up
+ip -n ext route add default via $EXT_NODE
+before=$(police_get "$H" | awk '{ print $5 }')
+ip netns exec pod "$ABUSE" send $EXT 9 4 $((2 * LIMIT)) 100 128 packet eth0 "$P" "$MAC" 1 \
+	txtime mono 9000 &
+attack=$!
+sleep 1
+ip netns exec ext "$ABUSE" recv $EXT 9100 $SECS >"$TMPD/rx" &
+rx=$!
+sleep 0.2
+"$ABUSE" send $EXT 9100 "$SECS.3" 5 1400 1 udp || fail "the node's sender failed"
+wait $rx || fail "the node's traffic off the node got nothing beside the pod's frames stamped 9 s ahead: $(tc -s qdisc show dev vext | head -4)"
+wait $attack || fail "the pod's sender failed"
+read -r first second <"$TMPD/rx"
+note "the node's 5 Mbit/s off the node beside the pod's frames stamped 9 s ahead: $first then $second Mbit/s; fq: $(tc -s qdisc show dev vext | sed -n 3,4p | tr -s ' \n' ' ')"
+within "$second" 4.5 5.2 || fail "the node's 5 Mbit/s off the node: $second Mbit/s beside the pod's stamps"
+ip link del vext
+ip netns del ext
 rmdir "$CG/podabuse/own/deeper" "$CG/podabuse/own" "$CG/podabuse"
 pod_limit_del "$H"
 cni_pod_del pod

@@ -3,17 +3,19 @@
  * podabuse: the ways a process in a limited pod might try to send past its
  * limit (test_cni_abuse), and the receiver that counts what got through.
  *
- *   podabuse send DST PORT SECS MBIT HOW...   1400-byte UDP datagrams to
- *       DST:PORT at MBIT Mbit/s of IP bytes for SECS, sent HOW:
+ *   podabuse send DST PORT SECS MBIT SIZE SOCKETS HOW... [txtime CLOCK OFFSET]
+ *       UDP datagrams of SIZE bytes to DST:PORT at MBIT Mbit/s of IP bytes
+ *       for SECS, from SOCKETS sockets in turn (each its own source port:
+ *       its own flow to a qdisc), sent HOW:
  *     udp                        a plain socket
- *     txtime mono|tai OFFSET_MS  SO_TXTIME on that clock, each datagram
- *                                stamped its clock's now + OFFSET_MS
- *                                (SCM_TXTIME; "none": no stamp, "zero": 0)
  *     prio N, mark N             SO_PRIORITY, SO_MARK
  *     raw                        an IPPROTO_UDP raw socket, UDP header ours
  *     packet IFNAME SRC DSTMAC BYPASS   Ethernet frames built here on an
  *                                AF_PACKET socket, with PACKET_QDISC_BYPASS
  *                                if BYPASS is 1 (the device's qdisc skipped)
+ *     and with txtime, SO_TXTIME on CLOCK (mono or tai), each datagram
+ *     stamped its clock's now + OFFSET ms (SCM_TXTIME; "none": no stamp,
+ *     "zero": 0).
  *   podabuse recv ADDR PORT SECS   counts, from the first datagram on, the
  *       IP bytes of those that arrive in each second, as Mbit/s, one line
  *       of SECS numbers; fails if none comes within 5 s.
@@ -43,19 +45,27 @@
 #define SCM_TXTIME	SO_TXTIME
 #endif
 
-#define PAYLOAD		1400
+#define MAX_PAYLOAD	1472
+#define MAX_SOCKETS	256
+#define SPORT_BASE	40000	/* raw and packet: socket i's source port is this + i */
 #define IP_UDP_HDRS	(sizeof(struct iphdr) + sizeof(struct udphdr))
 #define RECV_WAIT_MS	5000
 
+enum how { HOW_UDP, HOW_PRIO, HOW_MARK, HOW_RAW, HOW_PACKET };
+enum stamp { STAMP_OFF, STAMP_NONE, STAMP_ZERO, STAMP_OFFSET };
+
 struct sender {
-	int fd;
+	enum how how;
+	unsigned int opt;		/* prio, mark: its value; packet: bypass */
+	int fd[MAX_SOCKETS], nfd;
 	struct sockaddr_in dst;
+	enum stamp stamp;
 	clockid_t clock;		/* SO_TXTIME's */
 	int64_t offset_ns;		/* stamp: clock's now + this */
-	enum { STAMP_NONE, STAMP_ZERO, STAMP_OFFSET } stamp;
 	struct sockaddr_ll ll;		/* packet: where frames go */
-	size_t len;			/* bytes handed to the socket */
-	unsigned char frame[sizeof(struct ether_header) + IP_UDP_HDRS + PAYLOAD];
+	struct udphdr *udp;		/* raw, packet: the header in frame */
+	size_t size, len;		/* UDP payload; bytes handed to the socket */
+	unsigned char frame[sizeof(struct ether_header) + IP_UDP_HDRS + MAX_PAYLOAD];
 };
 
 static double mono_now(void)
@@ -76,8 +86,8 @@ static int64_t clock_ns(clockid_t c)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: podabuse send DST PORT SECS MBIT udp|txtime mono|tai OFFSET_MS|none|zero|"
-		"prio N|mark N|raw|packet IFNAME SRC DSTMAC 0|1\n"
+	fprintf(stderr, "usage: podabuse send DST PORT SECS MBIT SIZE SOCKETS "
+		"udp|prio N|mark N|raw|packet IFNAME SRC DSTMAC 0|1 [txtime mono|tai OFFSET_MS|none|zero]\n"
 		"       podabuse recv ADDR PORT SECS\n");
 	return 2;
 }
@@ -101,38 +111,30 @@ static uint16_t ip_checksum(const void *hdr, size_t len)
 }
 
 /* The UDP header (checksum 0: none, as IPv4 allows) and payload at p. */
-static size_t put_udp(unsigned char *p, uint16_t dport)
+static size_t put_udp(struct sender *s, unsigned char *p)
 {
-	struct udphdr *u = (struct udphdr *)p;
-
-	u->source = htons(40000);
-	u->dest = dport;
-	u->len = htons(sizeof(*u) + PAYLOAD);
-	u->check = 0;
-	memset(p + sizeof(*u), 'x', PAYLOAD);
-	return sizeof(*u) + PAYLOAD;
+	s->udp = (struct udphdr *)p;
+	s->udp->dest = s->dst.sin_port;
+	s->udp->len = htons(sizeof(*s->udp) + s->size);
+	memset(p + sizeof(*s->udp), 'x', s->size);
+	return sizeof(*s->udp) + s->size;
 }
 
-/* A whole Ethernet frame to DSTMAC, from ifname's address and src. */
-static int packet_setup(struct sender *s, char **argv)
+/* A whole Ethernet frame to DSTMAC, from src, out of ifname. */
+static int packet_frame(struct sender *s, char **argv)
 {
 	struct ether_header *eth = (struct ether_header *)s->frame;
 	struct iphdr *ip = (struct iphdr *)(eth + 1);
-	int one = 1;
 	unsigned int m[6];
 
 	if (sscanf(argv[2], "%x:%x:%x:%x:%x:%x", &m[0], &m[1], &m[2], &m[3], &m[4], &m[5]) != 6 ||
 	    inet_pton(AF_INET, argv[1], &ip->saddr) != 1)
 		return usage();
-	s->fd = socket(AF_PACKET, SOCK_RAW, 0);
-	if (s->fd < 0)
-		return die("AF_PACKET");
 	s->ll = (struct sockaddr_ll){ .sll_family = AF_PACKET, .sll_ifindex = if_nametoindex(argv[0]),
 				     .sll_halen = ETH_ALEN };
 	if (!s->ll.sll_ifindex)
 		return die(argv[0]);
-	if (atoi(argv[3]) && setsockopt(s->fd, SOL_PACKET, PACKET_QDISC_BYPASS, &one, sizeof(one)))
-		return die("PACKET_QDISC_BYPASS");
+	s->opt = atoi(argv[3]);
 	for (int i = 0; i < 6; i++)
 		eth->ether_dhost[i] = s->ll.sll_addr[i] = m[i];
 	eth->ether_type = htons(ETHERTYPE_IP);
@@ -141,26 +143,20 @@ static int packet_setup(struct sender *s, char **argv)
 	ip->ttl = 64;
 	ip->protocol = IPPROTO_UDP;
 	ip->daddr = s->dst.sin_addr.s_addr;
-	ip->tot_len = htons(IP_UDP_HDRS + PAYLOAD);
+	ip->tot_len = htons(IP_UDP_HDRS + s->size);
 	ip->check = ip_checksum(ip, sizeof(*ip));
-	put_udp((unsigned char *)(ip + 1), s->dst.sin_port);
-	s->len = sizeof(*eth) + IP_UDP_HDRS + PAYLOAD;
+	s->len = sizeof(*eth) + sizeof(*ip) + put_udp(s, (unsigned char *)(ip + 1));
 	return 0;
 }
 
-static int txtime_setup(struct sender *s, char **argv)
+static int txtime_parse(struct sender *s, char **argv)
 {
-	struct sock_txtime t = { .flags = 0 };
-
 	if (!strcmp(argv[0], "mono"))
 		s->clock = CLOCK_MONOTONIC;
 	else if (!strcmp(argv[0], "tai"))
 		s->clock = CLOCK_TAI;
 	else
 		return usage();
-	t.clockid = s->clock;
-	if (setsockopt(s->fd, SOL_SOCKET, SO_TXTIME, &t, sizeof(t)))
-		return die("SO_TXTIME");
 	if (!strcmp(argv[1], "none"))
 		s->stamp = STAMP_NONE;
 	else if (!strcmp(argv[1], "zero"))
@@ -172,45 +168,64 @@ static int txtime_setup(struct sender *s, char **argv)
 	return 0;
 }
 
-/* An integer socket option of SOL_SOCKET from argv[0]. */
-static int sockopt_setup(struct sender *s, int opt, char **argv)
+/* HOW and its arguments, then an optional txtime. */
+static int how_parse(struct sender *s, int argc, char **argv)
 {
-	unsigned int v = strtoul(argv[0], NULL, 0);
+	static const struct { const char *name; enum how how; int args; } hows[] = {
+		{ "udp", HOW_UDP, 0 }, { "prio", HOW_PRIO, 1 }, { "mark", HOW_MARK, 1 },
+		{ "raw", HOW_RAW, 0 }, { "packet", HOW_PACKET, 4 },
+	};
+	int i, err = 0;
 
-	if (setsockopt(s->fd, SOL_SOCKET, opt, &v, sizeof(v)))
+	for (i = 0; i < (int)(sizeof(hows) / sizeof(hows[0])); i++)
+		if (!strcmp(argv[0], hows[i].name))
+			break;
+	if (i == sizeof(hows) / sizeof(hows[0]) || argc < 1 + hows[i].args)
+		return usage();
+	s->how = hows[i].how;
+	s->len = s->size;
+	if (s->how == HOW_PRIO || s->how == HOW_MARK)
+		s->opt = strtoul(argv[1], NULL, 0);
+	else if (s->how == HOW_RAW)
+		s->len = put_udp(s, s->frame);
+	else if (s->how == HOW_PACKET)
+		err = packet_frame(s, argv + 1);
+	argc -= 1 + hows[i].args;
+	argv += 1 + hows[i].args;
+	if (err || !argc)
+		return err;
+	return argc == 3 && !strcmp(argv[0], "txtime") ? txtime_parse(s, argv + 1) : usage();
+}
+
+/* One socket of s, with its options. */
+static int sender_socket(struct sender *s)
+{
+	struct sock_txtime t = { .clockid = s->clock };
+	int fd, opt = 0, one = 1;
+
+	if (s->how == HOW_PACKET)
+		fd = socket(AF_PACKET, SOCK_RAW, 0);
+	else
+		fd = socket(AF_INET, s->how == HOW_RAW ? SOCK_RAW : SOCK_DGRAM,
+			    s->how == HOW_RAW ? IPPROTO_UDP : 0);
+	if (fd < 0)
+		return die("socket");
+	if (s->how == HOW_PRIO)
+		opt = SO_PRIORITY;
+	if (s->how == HOW_MARK)
+		opt = SO_MARK;
+	if (opt && setsockopt(fd, SOL_SOCKET, opt, &s->opt, sizeof(s->opt)))
 		return die(opt == SO_MARK ? "SO_MARK" : "SO_PRIORITY");
+	if (s->how == HOW_PACKET && s->opt &&
+	    setsockopt(fd, SOL_PACKET, PACKET_QDISC_BYPASS, &one, sizeof(one)))
+		return die("PACKET_QDISC_BYPASS");
+	if (s->stamp != STAMP_OFF && setsockopt(fd, SOL_SOCKET, SO_TXTIME, &t, sizeof(t)))
+		return die("SO_TXTIME");
+	s->fd[s->nfd++] = fd;
 	return 0;
 }
 
-static int sender_setup(struct sender *s, int argc, char **argv)
-{
-	const char *how = argv[0];
-	int n = argc - 1;
-
-	if (!strcmp(how, "packet"))
-		return n == 4 ? packet_setup(s, argv + 1) : usage();
-	s->fd = socket(AF_INET, !strcmp(how, "raw") ? SOCK_RAW : SOCK_DGRAM,
-		       !strcmp(how, "raw") ? IPPROTO_UDP : 0);
-	if (s->fd < 0)
-		return die("socket");
-	s->len = PAYLOAD;
-	if (!strcmp(how, "udp") && !n)
-		return 0;
-	if (!strcmp(how, "raw") && !n) {
-		s->len = put_udp(s->frame, s->dst.sin_port);
-		s->dst.sin_port = 0;
-		return 0;
-	}
-	if (!strcmp(how, "txtime") && n == 2)
-		return txtime_setup(s, argv + 1);
-	if (!strcmp(how, "prio") && n == 1)
-		return sockopt_setup(s, SO_PRIORITY, argv + 1);
-	if (!strcmp(how, "mark") && n == 1)
-		return sockopt_setup(s, SO_MARK, argv + 1);
-	return usage();
-}
-
-static void send_one(struct sender *s)
+static void send_one(struct sender *s, int i)
 {
 	char ctl[CMSG_SPACE(sizeof(uint64_t))] = { 0 };
 	struct iovec iov = { s->frame, s->len };
@@ -218,14 +233,16 @@ static void send_one(struct sender *s)
 	struct cmsghdr *c;
 	uint64_t stamp;
 
-	if (s->ll.sll_ifindex) {
+	if (s->udp)
+		s->udp->source = htons(SPORT_BASE + i);
+	if (s->how == HOW_PACKET) {
 		msg.msg_name = &s->ll;
 		msg.msg_namelen = sizeof(s->ll);
 	} else {
 		msg.msg_name = &s->dst;
 		msg.msg_namelen = sizeof(s->dst);
 	}
-	if (s->clock && s->stamp != STAMP_NONE) {
+	if (s->stamp != STAMP_OFF && s->stamp != STAMP_NONE) {
 		stamp = s->stamp == STAMP_ZERO ? 0 : clock_ns(s->clock) + s->offset_ns;
 		msg.msg_control = ctl;
 		msg.msg_controllen = sizeof(ctl);
@@ -235,29 +252,37 @@ static void send_one(struct sender *s)
 		c->cmsg_len = CMSG_LEN(sizeof(stamp));
 		memcpy(CMSG_DATA(c), &stamp, sizeof(stamp));
 	}
-	sendmsg(s->fd, &msg, 0);
+	sendmsg(s->fd[i], &msg, 0);
 }
 
 static int do_send(int argc, char **argv)
 {
-	struct sender s = { .dst.sin_family = AF_INET };
+	static struct sender s = { .dst.sin_family = AF_INET };
 	double end, gap, next;
-	int err;
+	int err, n, i;
 
-	if (argc < 5 || inet_pton(AF_INET, argv[0], &s.dst.sin_addr) != 1)
+	if (argc < 7 || inet_pton(AF_INET, argv[0], &s.dst.sin_addr) != 1)
 		return usage();
 	s.dst.sin_port = htons(atoi(argv[1]));
-	end = mono_now() + atof(argv[2]);
-	gap = (IP_UDP_HDRS + PAYLOAD) * 8 / (atof(argv[3]) * 1e6);
-	err = sender_setup(&s, argc - 4, argv + 4);
+	s.size = strtoul(argv[4], NULL, 0);
+	n = atoi(argv[5]);
+	if (s.size > MAX_PAYLOAD || n < 1 || n > MAX_SOCKETS)
+		return usage();
+	err = how_parse(&s, argc - 6, argv + 6);
+	for (i = 0; !err && i < n; i++)
+		err = sender_socket(&s);
 	if (err)
 		return err;
-	for (next = mono_now(); next < end; next += gap) {
+	if (s.how == HOW_RAW)
+		s.dst.sin_port = 0;
+	gap = (IP_UDP_HDRS + s.size) * 8 / (atof(argv[3]) * 1e6);
+	end = mono_now() + atof(argv[2]);
+	for (next = mono_now(), i = 0; next < end; next += gap, i = (i + 1) % n) {
 		double wait = next - mono_now();
 
 		if (wait > 0)
 			usleep(wait * 1e6);
-		send_one(&s);
+		send_one(&s, i);
 	}
 	return 0;
 }
