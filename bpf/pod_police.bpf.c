@@ -32,6 +32,16 @@
  * other programs on the hook (network policy) still run; attach this one
  * first (BPF_F_BEFORE).
  *
+ * A packet it passes leaves without a departure time (skb->tstamp). The
+ * pod's qdisc has sent it at its own departure time, so a delivery time
+ * still on it is the pod's: SO_TXTIME on what bypassed or replaced that
+ * qdisc (PACKET_QDISC_BYPASS, or the pod's root's qdisc). The kernel keeps
+ * a delivery time across the veth and the node's forwarding, and a qdisc
+ * of the node's that sends at skb->tstamp (fq on the uplink, as Cilium's
+ * Bandwidth Manager or net.core.default_qdisc=fq set) would hold the pod's
+ * packets until then, up to its 10 s horizon: at the pod's rate they fill
+ * its 10000 packets, and the node's other traffic is dropped.
+ *
  * Several CPUs may receive from one veth at once: the clock moves by
  * compare-and-swap, and a packet that loses the race HBM_POLICE_TRIES
  * times is dropped, so contention never lifts the limit.
@@ -134,6 +144,13 @@ static __always_inline bool clock_charge(struct pod_police *p, __u64 len, __u64 
 	return false;
 }
 
+/* A delivery time (see the top) dropped; a receive timestamp stays. */
+static __always_inline void clear_departure(struct __sk_buff *skb)
+{
+	if (skb->tstamp_type != BPF_SKB_CLOCK_REALTIME)
+		bpf_skb_set_tstamp(skb, 0, BPF_SKB_CLOCK_REALTIME);
+}
+
 SEC("tc")
 int pod_police(struct __sk_buff *skb)
 {
@@ -150,6 +167,7 @@ int pod_police(struct __sk_buff *skb)
 	if (clock_charge(p, len, bpf_ktime_get_ns())) {
 		__sync_fetch_and_add(&p->pkts, 1);
 		__sync_fetch_and_add(&p->bytes, len);
+		clear_departure(skb);
 		return TCX_NEXT;
 	}
 	__sync_fetch_and_add(&p->drops, 1);

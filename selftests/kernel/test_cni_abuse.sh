@@ -103,7 +103,6 @@ expect tc qdisc replace dev vext root fq
 ip -n ext addr add $EXT/24 dev eth0
 ip -n ext link set eth0 up
 ip -n ext route add default via $EXT_NODE
-before=$(police_get "$H" | awk '{ print $5 }')
 ip netns exec pod "$ABUSE" send $EXT 9 4 $((2 * LIMIT)) 100 128 packet eth0 "$P" "$MAC" 1 \
 	txtime mono 9000 &
 attack=$!
