@@ -20,10 +20,11 @@
 #   AF_PACKET with PACKET_QDISC_BYPASS skips the pod's qdisc (it is the
 #     pod's device; no qdisc can hold what bypasses it): the backstop holds
 #     it to the same bars, and drops.
-# And what no qdisc of the pod's sees cannot stamp the node's: frames
-# that bypass the pod's qdisc, stamped 9 s ahead, must not fill an fq on
-# the node's uplink (fq sends a packet at its skb->tstamp, and keeps up to
-# 10 s of them) against the node's own traffic off the node.
+# And what no qdisc of the pod's stamped cannot hold the node's: the pod's
+# datagrams stamped 9 s ahead, bypassing its qdisc or after its root
+# deleted it, must not fill an fq on the node's uplink (fq sends a packet
+# at its skb->tstamp, and keeps up to 10 s of them) against the node's own
+# traffic off the node.
 # Measured on the virtual clock, 1 vCPU: see the notes.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/cni_lib.sh"
@@ -91,31 +92,43 @@ held yes "AF_PACKET with PACKET_QDISC_BYPASS" packet eth0 "$P" "$MAC" 1
 
 # Off the node, through the node's uplink under fq (a node of Cilium's
 # Bandwidth Manager, or of net.core.default_qdisc=fq), which sends each
-# packet at its skb->tstamp. The pod's frames, bypassing its qdisc, stamped
-# 9 s ahead, from 128 sockets (fq holds 100 packets a flow, 10000 in all):
-# the node's own traffic off the node still gets through.
+# packet at its skb->tstamp. The pod's datagrams stamped 9 s ahead, from
+# 128 sockets (fq holds 100 packets a flow, 10000 in all), as frames that
+# bypass its qdisc, then from UDP sockets once its root deleted that
+# qdisc: the node's own traffic off the node still gets through.
 EXT_NODE=198.51.100.1 EXT=198.51.100.2
 ip netns add ext
 ip link add vext type veth peer name eth0 netns ext
 ip addr add $EXT_NODE/24 dev vext
 ip link set vext up
-expect tc qdisc replace dev vext root fq
 ip -n ext addr add $EXT/24 dev eth0
 ip -n ext link set eth0 up
 ip -n ext route add default via $EXT_NODE
-ip netns exec pod "$ABUSE" send $EXT 9 4 $((2 * LIMIT)) 100 128 packet eth0 "$P" "$MAC" 1 \
-	txtime mono 9000 &
-attack=$!
-sleep 1
-ip netns exec ext "$ABUSE" recv $EXT 9100 $SECS >"$TMPD/rx" &
-rx=$!
-sleep 0.2
-"$ABUSE" send $EXT 9100 "$SECS.3" 5 1400 1 udp || fail "the node's sender failed"
-wait $rx || fail "the node's traffic off the node got nothing beside the pod's frames stamped 9 s ahead: $(tc -s qdisc show dev vext | head -4)"
-wait $attack || fail "the pod's sender failed"
-read -r first second <"$TMPD/rx"
-note "the node's 5 Mbit/s off the node beside the pod's frames stamped 9 s ahead: $first then $second Mbit/s; fq: $(tc -s qdisc show dev vext | sed -n 3,4p | tr -s ' \n' ' ')"
-within "$second" 4.5 5.2 || fail "the node's 5 Mbit/s off the node: $second Mbit/s beside the pod's stamps"
+ip -n pod route add 198.51.100.0/24 via "$G"
+
+# beside WHAT HOW...: the node's 5 Mbit/s off the node, while the pod sends
+# HOW stamped 9 s ahead, at twice its limit, from 1 s before.
+beside() {
+	what=$1
+	shift
+	port=$((port + 1))
+	expect tc qdisc replace dev vext root fq
+	ip netns exec pod "$ABUSE" send $EXT 9 4 $((2 * LIMIT)) 100 128 "$@" txtime mono 9000 &
+	attack=$!
+	sleep 1
+	ip netns exec ext "$ABUSE" recv $EXT $port $SECS >"$TMPD/rx" &
+	rx=$!
+	sleep 0.2
+	"$ABUSE" send $EXT $port "$SECS.3" 5 1400 1 udp || fail "the node's sender failed"
+	wait $rx || fail "$what: the node's traffic off the node got nothing: $(tc -s qdisc show dev vext | sed -n 2,4p)"
+	wait $attack || fail "$what: the pod's sender failed"
+	read -r first second <"$TMPD/rx"
+	note "the node's 5 Mbit/s off the node beside $what: $first then $second Mbit/s; fq: $(tc -s qdisc show dev vext | sed -n 2,4p | tr -s ' \n' ' ')"
+	within "$second" 4.5 5.2 || fail "$what: the node's 5 Mbit/s off the node got $second Mbit/s"
+}
+beside "frames bypassing the pod's qdisc" packet eth0 "$P" "$MAC" 1
+expect ip netns exec pod tc qdisc del dev eth0 root
+beside "UDP with the pod's qdisc deleted" udp
 ip link del vext
 ip netns del ext
 rmdir "$CG/podabuse/own/deeper" "$CG/podabuse/own" "$CG/podabuse"
