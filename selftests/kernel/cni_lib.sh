@@ -12,6 +12,9 @@
 #
 # The result's parts: cni_host_if, cni_pod_ip, cni_gateway (each reads the
 # result JSON on stdin).
+#
+#   cni_ext_add           a host off the node: netns ext at $EXT, routed
+#                         through the node's vext at $EXT_NODE
 
 CNI_BIN=${CNI_BIN:-/usr/lib/cni}
 CNI_SUBNET=${CNI_SUBNET:-192.0.2.0/24}
@@ -62,3 +65,18 @@ cni_host_if() { jq -r '[.interfaces[] | select(.sandbox == null or .sandbox == "
 # The pod's address, without its prefix length.
 cni_pod_ip() { jq -r '.ips[0].address | sub("/.*"; "")'; }
 cni_gateway() { jq -r '.ips[0].gateway'; }
+
+EXT_NODE=198.51.100.1 EXT=198.51.100.2
+
+# cni_ext_add: netns ext, a host off the node at $EXT behind the node's
+# vext ($EXT_NODE), its default route through the node. ip netns del ext
+# takes both away.
+cni_ext_add() {
+	ip netns add ext
+	ip link add vext type veth peer name eth0 netns ext
+	ip addr add $EXT_NODE/24 dev vext
+	ip link set vext up
+	ip -n ext addr add $EXT/24 dev eth0
+	ip -n ext link set eth0 up
+	ip -n ext route add default via $EXT_NODE
+}

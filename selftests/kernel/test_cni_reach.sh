@@ -15,7 +15,7 @@
 . "$(dirname "$0")/pod_lib.sh"
 command -v iperf3 >/dev/null || skip "no iperf3"
 TMPD=$(mktemp -d)
-EXT_NODE=198.51.100.1 EXT=198.51.100.2 SERVERS= CLIENTS=
+SERVERS= CLIENTS=
 
 pod() { # NAME MBIT: the pod, limited each way; sets RES
 	RES=$(cni_pod_add "$1")
@@ -27,13 +27,7 @@ A=$(echo "$RES" | cni_pod_ip)
 pod b 20
 B=$(echo "$RES" | cni_pod_ip)
 
-ip netns add ext
-ip link add vext type veth peer name eth0 netns ext
-ip addr add $EXT_NODE/24 dev vext
-ip link set vext up
-ip -n ext addr add $EXT/24 dev eth0
-ip -n ext link set eth0 up
-ip -n ext route add default via $EXT_NODE
+cni_ext_add
 # The route to off the node that IPAM's "routes" would give the pods.
 for p in a b; do
 	ip -n $p route add 198.51.100.0/24 via "$(echo "$RES" | cni_gateway)" || fail "$p: no route off the node"
