@@ -230,6 +230,7 @@ $(BIN)/test_%: selftests/unit/test_%.c $(LIB_A) | $(BIN)
 $(BIN)/%: selftests/progs/%.c | $(BIN)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $< -o $@
+$(BIN)/fqsend $(BIN)/podabuse: selftests/progs/txtime.h
 
 # Raw RTM_NEWQDISC through bpfqdisc's own netlink code.
 $(BIN)/nlqdisc: selftests/progs/nlqdisc.c $(LIB_A) | $(BIN)

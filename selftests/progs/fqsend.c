@@ -51,6 +51,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "txtime.h"
+
 #ifndef SO_TXTIME
 #define SO_TXTIME 61
 #define SCM_TXTIME SO_TXTIME
@@ -113,7 +115,7 @@ err:
 
 static int send_one(int fd, const struct opts *o, char *buf, long i)
 {
-	char control[CMSG_SPACE(sizeof(uint64_t))] = { 0 };
+	char control[TXTIME_SPACE] = { 0 };
 	struct iovec iov = { .iov_base = (void *)buf, .iov_len = o->size };
 	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
 
@@ -126,7 +128,6 @@ static int send_one(int fd, const struct opts *o, char *buf, long i)
 		msg.msg_namelen = sizeof(dst);
 	}
 	if (o->txtime >= 0 && !(o->first_only && i)) {
-		struct cmsghdr *cm;
 		uint64_t t = (o->txbase ?: mono_ns()) + o->txtime + o->txstep * i;
 
 		if (o->size >= 2 * (long)sizeof(t)) {
@@ -136,13 +137,7 @@ static int send_one(int fd, const struct opts *o, char *buf, long i)
 			memcpy(buf + sizeof(t), &seq, sizeof(seq));
 		}
 
-		msg.msg_control = control;
-		msg.msg_controllen = sizeof(control);
-		cm = CMSG_FIRSTHDR(&msg);
-		cm->cmsg_level = SOL_SOCKET;
-		cm->cmsg_type = SCM_TXTIME;
-		cm->cmsg_len = CMSG_LEN(sizeof(t));
-		memcpy(CMSG_DATA(cm), &t, sizeof(t));
+		txtime_set(&msg, control, t);
 	}
 	return sendmsg(fd, &msg, 0) < 0 ? -1 : 0;
 }

@@ -41,6 +41,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "txtime.h"
+
 #ifndef SCM_TXTIME
 #define SCM_TXTIME	SO_TXTIME
 #endif
@@ -227,10 +229,9 @@ static int sender_socket(struct sender *s)
 
 static void send_one(struct sender *s, int i)
 {
-	char ctl[CMSG_SPACE(sizeof(uint64_t))] = { 0 };
+	char ctl[TXTIME_SPACE] = { 0 };
 	struct iovec iov = { s->frame, s->len };
 	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
-	struct cmsghdr *c;
 	uint64_t stamp;
 
 	if (s->udp)
@@ -244,13 +245,7 @@ static void send_one(struct sender *s, int i)
 	}
 	if (s->stamp != STAMP_OFF && s->stamp != STAMP_NONE) {
 		stamp = s->stamp == STAMP_ZERO ? 0 : clock_ns(s->clock) + s->offset_ns;
-		msg.msg_control = ctl;
-		msg.msg_controllen = sizeof(ctl);
-		c = CMSG_FIRSTHDR(&msg);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_TXTIME;
-		c->cmsg_len = CMSG_LEN(sizeof(stamp));
-		memcpy(CMSG_DATA(c), &stamp, sizeof(stamp));
+		txtime_set(&msg, ctl, stamp);
 	}
 	sendmsg(s->fd[i], &msg, 0);
 }
