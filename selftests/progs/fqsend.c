@@ -53,10 +53,6 @@
 
 #include "txtime.h"
 
-#ifndef SO_TXTIME
-#define SO_TXTIME 61
-#define SCM_TXTIME SO_TXTIME
-#endif
 #ifndef SO_MAX_PACING_RATE
 #define SO_MAX_PACING_RATE 47
 #endif

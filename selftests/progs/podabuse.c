@@ -43,10 +43,6 @@
 
 #include "txtime.h"
 
-#ifndef SCM_TXTIME
-#define SCM_TXTIME	SO_TXTIME
-#endif
-
 #define MAX_PAYLOAD	1472
 #define MAX_SOCKETS	256
 #define SPORT_BASE	40000	/* raw and packet: socket i's source port is this + i */

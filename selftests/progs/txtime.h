@@ -7,6 +7,14 @@
 #include <string.h>
 #include <sys/socket.h>
 
+/* Older libc headers lack them; the kernel's numbers. */
+#ifndef SO_TXTIME
+#define SO_TXTIME 61
+#endif
+#ifndef SCM_TXTIME
+#define SCM_TXTIME SO_TXTIME
+#endif
+
 /* Room for one SCM_TXTIME message: the ctl that txtime_set() fills. */
 #define TXTIME_SPACE CMSG_SPACE(sizeof(uint64_t))
 
