@@ -135,7 +135,7 @@ static void pod_req(struct pod_req *p, const struct bq_kind *k, int ifindex, con
 	p->argv[7] = p->limit;
 	p->r = (struct bq_qdisc_req){
 		.dev = dev, .ifindex = ifindex, .parent = TC_H_ROOT, .kind = k,
-		.nparams = 8, .params = p->argv,
+		.nparams = sizeof(p->argv) / sizeof(p->argv[0]), .params = p->argv,
 	};
 }
 
