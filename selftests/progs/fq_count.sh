@@ -5,7 +5,8 @@
 #
 #   selftests/progs/fq_count.sh build        (host) .output/fq_count/count.bpf.o
 #   tools/vmtest --icount --smp 1 --mem 2048 -- selftests/progs/fq_count.sh run
-#       per kind (KINDS, default "fq bpf_fq") and flow count (PS, "1 8"),
+#       per kind (KINDS, default "fq bpf_fq"; plug and bpf_floor too, the
+#       floor's pair) and flow count (PS, "1 8"),
 #       one iperf3 run of SECS (2) s, ROUNDS (1) times:
 #       KIND Pn MBIT/S skbs N segs/skb S per skb: qdisc_run R watchdog_fires W
 #       wd_schedule A hrtimer_start H netif_schedule S
@@ -255,6 +256,11 @@ set +eu
 SECS=${SECS:-2} PIN=/sys/fs/bpf/fq_count
 modprobe sch_fq
 [ -d /sys/fs/bpf/bpfqdisc/fq ] || "$BQ" load fq >/dev/null || { echo "fq_count: cannot load fq" >&2; exit 1; }
+case " ${KINDS:-} " in *" plug "*) modprobe sch_plug ;; esac
+case " ${KINDS:-} " in *" bpf_floor "*)
+	[ -d /sys/fs/bpf/fifo_floor ] || bpftool struct_ops register "$TOP/.output/fifo_floor.bpf.o" /sys/fs/bpf >/dev/null ||
+		{ echo "fq_count: cannot register bpf_floor" >&2; exit 1; } ;;
+esac
 ip netns list | grep -qw a || veth_pair
 ip netns exec a ping -q -c 1 -W 2 $B >/dev/null
 # The first ss of a boot loads the sock_diag modules: not in a measured run
@@ -338,11 +344,21 @@ tcp_report() {
 }
 counts() { bpftool map dump pinned $PIN/maps/fq_count -j | jq -r '[.[] | .formatted.value] | map(tostring) | join(" ")'; }
 txp() { ip netns exec a cat /sys/class/net/va/statistics/tx_packets; }
+# plug released for good is the C FIFO that never bypasses and takes a GSO
+# packet: against it, bpf_floor gives what the BPF ops' entry costs (the
+# floor of docs/benchmarks.md).
+add_root() {
+	case $1 in
+	plug) ip netns exec a tc qdisc add dev va root plug limit 100000000 &&
+		ip netns exec a tc qdisc change dev va root plug release_indefinite ;;
+	*) ip netns exec a tc qdisc add dev va root $1 ;;
+	esac
+}
 for r in $(seq ${ROUNDS:-1}); do
 	for P in ${PS:-1 8}; do
 		for k in $(rotate $r ${KINDS:-fq bpf_fq}); do
 			ip netns exec a tc qdisc del dev va root 2>/dev/null
-			ip netns exec a tc qdisc add dev va root $k
+			add_root $k
 			iperf_server b
 			f=$(mktemp)
 			[ "${STATS:-0}" = 1 ] && e0=$(prog_cost fq_enqueue) d0=$(prog_cost fq_dequeue)
