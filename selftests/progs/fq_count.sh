@@ -256,10 +256,8 @@ set +eu
 SECS=${SECS:-2} PIN=/sys/fs/bpf/fq_count
 modprobe sch_fq
 [ -d /sys/fs/bpf/bpfqdisc/fq ] || "$BQ" load fq >/dev/null || { echo "fq_count: cannot load fq" >&2; exit 1; }
-case " ${KINDS:-} " in *" plug "*) modprobe sch_plug ;; esac
 case " ${KINDS:-} " in *" bpf_floor "*)
-	[ -d /sys/fs/bpf/fifo_floor ] || bpftool struct_ops register "$TOP/.output/fifo_floor.bpf.o" /sys/fs/bpf >/dev/null ||
-		{ echo "fq_count: cannot register bpf_floor" >&2; exit 1; } ;;
+	floor_register || { echo "fq_count: cannot register bpf_floor" >&2; exit 1; } ;;
 esac
 ip netns list | grep -qw a || veth_pair
 ip netns exec a ping -q -c 1 -W 2 $B >/dev/null
@@ -344,13 +342,9 @@ tcp_report() {
 }
 counts() { bpftool map dump pinned $PIN/maps/fq_count -j | jq -r '[.[] | .formatted.value] | map(tostring) | join(" ")'; }
 txp() { ip netns exec a cat /sys/class/net/va/statistics/tx_packets; }
-# plug released for good is the C FIFO that never bypasses and takes a GSO
-# packet: against it, bpf_floor gives what the BPF ops' entry costs (the
-# floor of docs/benchmarks.md).
 add_root() {
 	case $1 in
-	plug) ip netns exec a tc qdisc add dev va root plug limit 100000000 &&
-		ip netns exec a tc qdisc change dev va root plug release_indefinite ;;
+	plug) plug_fifo a va ;;
 	*) ip netns exec a tc qdisc add dev va root $1 ;;
 	esac
 }

@@ -26,6 +26,24 @@ paced_path() {
 	expect ip netns exec b tc qdisc replace dev vb root netem delay "$1"
 }
 
+# The floor's pair (docs/benchmarks.md, "The floor"): what the BPF ops'
+# entry costs is bpf_floor against plug.
+# plug_fifo NS DEV: sch_plug as DEV's root, released for good: a C FIFO
+# that never bypasses and takes a GSO packet.
+plug_fifo() {
+	modprobe sch_plug 2>/dev/null
+	ip netns exec "$1" tc qdisc replace dev "$2" root plug limit 100000000 &&
+		ip netns exec "$1" tc qdisc change dev "$2" root plug release_indefinite
+}
+
+# floor_register: bpf_floor (selftests/bpf/fifo_floor.bpf.c), the cheapest
+# BPF FIFO, registered once a boot; its link is pinned at
+# /sys/fs/bpf/fifo_floor.
+floor_register() {
+	[ -e /sys/fs/bpf/fifo_floor ] ||
+		bpftool struct_ops register "$TOP/.output/fifo_floor.bpf.o" /sys/fs/bpf >/dev/null
+}
+
 # bstat NS DEV FIELD: a field of bpfqdisc's stats for DEV's root bpf_fq
 # (flows, inactive, gc_flows, drops.horizon, marks ...).
 bstat() {
