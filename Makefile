@@ -63,7 +63,10 @@ LIB_OBJS := $(patsubst src/lib/%.c,$(OUTPUT)/lib/%.o,$(LIB_SRCS))
 LIB_A := $(OUTPUT)/libbpfqdisc.a
 CLI_SRCS := $(wildcard src/cli/*.c)
 CLI_OBJS := $(patsubst src/cli/%.c,$(OUTPUT)/cli/%.o,$(CLI_SRCS))
-TEST_BPF_OBJS := $(patsubst selftests/bpf/%.bpf.c,$(OUTPUT)/%.bpf.o,$(wildcard selftests/bpf/*.bpf.c))
+TEST_BPF_OBJS := $(patsubst selftests/bpf/%.bpf.c,$(OUTPUT)/%.bpf.o,\
+	$(filter-out selftests/bpf/store_probe.bpf.c,$(wildcard selftests/bpf/*.bpf.c)))
+# The storage candidates of selftests/bpf/store_probe.bpf.c, an object each.
+TEST_BPF_OBJS += $(patsubst %,$(OUTPUT)/store_probe%.bpf.o,1 2 3 4 5)
 # A faster slow receiver (test_fq_codel_sojourn): spin_loops 5000.
 TEST_BPF_OBJS += $(OUTPUT)/slow_rx5000.bpf.o
 UNIT_TESTS := $(patsubst selftests/unit/%.c,$(BIN)/%,$(wildcard selftests/unit/test_*.c))
@@ -120,6 +123,10 @@ $(OUTPUT)/%.bpf.o: selftests/bpf/%.bpf.c $(wildcard include/bq/*.bpf.h) include/
 
 # The plain FIFO's variants, which the loader refuses, include it.
 $(patsubst %,$(OUTPUT)/plain_%.bpf.o,badid builtin noid otherbtf twoops): selftests/bpf/plain_fifo.bpf.c
+
+$(OUTPUT)/store_probe%.bpf.o: selftests/bpf/store_probe.bpf.c $(wildcard include/bq/*.bpf.h) include/bpfqdisc.h $(OUTPUT)/vmlinux.h | $(OUTPUT)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -DSTORE=$* -c $< -o $@
 
 # slow_rx with another spin_loops default, which ip's xdpdrv obj cannot set.
 $(OUTPUT)/slow_rx%.bpf.o: selftests/bpf/slow_rx.bpf.c $(OUTPUT)/vmlinux.h | $(OUTPUT)
