@@ -27,7 +27,7 @@ cni() {
 }
 
 cni cni_version 0 "" VERSION '{"cniVersion":"0.4.0"}'
-[ "$out" = '{"cniVersion":"0.4.0","supportedVersions":["0.3.1","0.4.0","1.0.0","1.1.0"]}' ] ||
+[ "$out" = '{"cniVersion":"0.4.0","supportedVersions":["0.3.0","0.3.1","0.4.0","1.0.0","1.1.0"]}' ] ||
 	fail cni_version_out "$out"
 cni cni_no_containerid 1 4 ADD "$CONF" CNI_CONTAINERID=
 cni cni_bad_containerid 1 4 ADD "$CONF" CNI_CONTAINERID=../x
@@ -38,6 +38,8 @@ cni cni_not_json 1 6 ADD '{"cniVersion":'
 cni cni_rate_no_burst 1 7 ADD '{"cniVersion":"1.0.0","name":"n","egressRate":5}'
 cni cni_limits_no_prev 1 7 ADD '{"cniVersion":"1.0.0","name":"n","egressRate":5,"egressBurst":5}'
 cni cni_version_old 1 1 ADD '{"cniVersion":"0.2.0","name":"n"}'
+cni cni_version_030 0 "" ADD '{"cniVersion":"0.3.0","name":"n","prevResult":{"cniVersion":"0.3.0"}}'
+[ "$out" = '{"cniVersion":"0.3.0"}' ] || fail cni_version_030_out "$out"
 cni cni_check_031 1 1 CHECK '{"cniVersion":"0.3.1","name":"n"}'
 cni cni_gc_100 1 1 GC '{"cniVersion":"1.0.0","name":"n","cni.dev/valid-attachments":[]}'
 # No limits: prevResult back as it came, whatever the node.

@@ -151,8 +151,10 @@ static void versions(void)
 {
 	EXPECT(cni_version_cmp("1.0.0", "0.4.0") > 0 && cni_version_cmp("0.3.1", "0.4.0") < 0 &&
 	       !cni_version_cmp("1.1.0", "1.1.0") && cni_version_cmp("0.10.0", "0.9.0") > 0, "order");
-	EXPECT(cni_version_supported("0.3.1") && cni_version_supported("1.1.0") &&
-	       !cni_version_supported("0.3.0") && !cni_version_supported("1.2.0"), "supported");
+	/* The reference's: every version from 0.3.0 on. */
+	EXPECT(cni_version_supported("0.3.0") && cni_version_supported("0.3.1") &&
+	       cni_version_supported("1.1.0") && !cni_version_supported("0.2.0") &&
+	       !cni_version_supported("1.2.0"), "supported");
 }
 
 static void records(void)

@@ -42,6 +42,8 @@ void cni_err_print(FILE *f, const char *version, const struct cni_err *e);
 /* The versions this plugin speaks, oldest first; NULL-terminated. */
 extern const char *const cni_versions[];
 bool cni_version_supported(const char *v);
+/* The versions as a list for people: "0.3.0, 0.3.1, ...". */
+const char *cni_versions_text(void);
 /* <0, 0, >0 as a sorts before, equal to or after b ("1.0.0" > "0.4.0"). */
 int cni_version_cmp(const char *a, const char *b);
 

@@ -10,7 +10,17 @@
 #include "cni.h"
 #include "lib.h"
 
-const char *const cni_versions[] = { "0.3.1", "0.4.0", "1.0.0", "1.1.0", NULL };
+/* The reference plugin's: every version from 0.3.0 on. */
+const char *const cni_versions[] = { "0.3.0", "0.3.1", "0.4.0", "1.0.0", "1.1.0", NULL };
+
+const char *cni_versions_text(void)
+{
+	static char text[64];
+
+	for (size_t i = 0, at = 0; cni_versions[i] && at < sizeof(text); i++)
+		at += snprintf(text + at, sizeof(text) - at, "%s%s", i ? ", " : "", cni_versions[i]);
+	return text;
+}
 
 int cni_fail(struct cni_err *e, int code, const char *msg, const char *fmt, ...)
 {
@@ -153,7 +163,7 @@ static int read_version(struct bq_cj_span doc, struct cni_conf *c, struct cni_er
 			bq_cj_string(v, given, sizeof(given));
 		c->version[0] = '\0';
 		return cni_fail(e, CNI_ERR_VERSION, "incompatible CNI versions",
-				"config is \"%s\", plugin supports 0.3.1, 0.4.0, 1.0.0, 1.1.0", given);
+				"config is \"%s\", plugin supports %s", given, cni_versions_text());
 	}
 	return 0;
 }

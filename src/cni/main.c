@@ -345,8 +345,8 @@ static int tool(int argc, char **argv)
 		return BQ_EXIT_FAIL;
 	}
 	if (!strcmp(argv[1], "--version")) {
-		printf("bpfqdisc-bandwidth %s, CNI protocol versions 0.3.1, 0.4.0, 1.0.0, 1.1.0\n",
-		       BQ_VERSION);
+		printf("bpfqdisc-bandwidth %s, CNI protocol versions %s\n", BQ_VERSION,
+		       cni_versions_text());
 		return 0;
 	}
 	usage(strcmp(argv[1], "--help") && strcmp(argv[1], "-h") ? stderr : stdout);
