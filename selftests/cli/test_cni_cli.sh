@@ -32,6 +32,15 @@ cni cni_version 0 "" VERSION '{"cniVersion":"0.4.0"}'
 cni cni_no_containerid 1 4 ADD "$CONF" CNI_CONTAINERID=
 cni cni_bad_containerid 1 4 ADD "$CONF" CNI_CONTAINERID=../x
 cni cni_bad_ifname 1 4 DEL "$CONF" CNI_IFNAME=a/b
+# The reference's rule (containernetworking/cni ValidateInterfaceName):
+# no '/', ':' or Unicode space; other bytes, even ESC or not UTF-8, pass.
+for sp in 'cr \r' 'vt \v' 'ff \f' 'nel \302\205' 'nbsp \302\240' 'ogham \341\232\200' \
+	  'emsp \342\200\203' 'lsep \342\200\250' 'ideo \343\200\200'; do
+	cni "cni_ifname_space_${sp% *}" 1 4 DEL "$CONF" CNI_IFNAME="$(printf "a${sp#* }b")"
+	case $out in *whitespace*) ;; *) fail "cni_ifname_space_${sp% *}_msg" "$out" ;; esac
+done
+cni cni_ifname_esc 0 "" DEL "$CONF" CNI_IFNAME="$(printf 'a\033b')"
+cni cni_ifname_not_utf8 0 "" DEL "$CONF" CNI_IFNAME="$(printf 'a\377b')"
 cni cni_no_netns 1 4 ADD "$CONF" CNI_NETNS=
 cni cni_unknown_command 1 4 FROB "$CONF"
 cni cni_not_json 1 6 ADD '{"cniVersion":'
@@ -54,6 +63,27 @@ if grep -qw bpf_qdisc_skb_drop /proc/kallsyms 2>/dev/null; then
 	echo "SKIP cli/cni_status_50: this kernel runs BPF qdiscs (test_cni_protocol covers STATUS there)"
 else
 	cni cni_status_50 1 50 STATUS '{"cniVersion":"1.1.0","name":"n"}'
+fi
+
+# in_run SCRIPT: SCRIPT (sh) with a /run of its own, where the plugin keeps
+# its records; the host's stays as it is.
+in_run() {
+	unshare -m sh -c "mount -t tmpfs tmpfs /run && mkdir -p /run/bpfqdisc/cni && $1" 2>&1
+}
+
+if [ "$(id -u)" != 0 ] || ! unshare -m true 2>/dev/null; then
+	echo "SKIP cli/cni_pods_escaped: needs root and mount namespaces"
+else
+	# A network and an interface name with a line feed, a CR and escapes.
+	rec='{"network":"n\u001b[2J\nforged 1 2 3","containerID":"c1","ifname":"e\u001b]0;x\u0007\r","netns":"/x",'
+	rec="$rec"'"qdiscs":[{"role":"ingress","inPod":false,"netnsCookie":1,"ifindex":7,"dev":"veth1","kind":"bpf_hbm"},'
+	rec="$rec"'{"role":"egress","inPod":true,"netnsCookie":2,"ifindex":2,"dev":"e\u001b\r","kind":"bpf_hbm"}]}'
+	out=$(in_run "printf '%s' '$rec' >/run/bpfqdisc/cni/c1:x && '$PLUGIN' pods")
+	if [ "$(printf '%s\n' "$out" | wc -l)" = 2 ] && ! printf '%s' "$out" | grep -q "$(printf '[\033\007\r]')"; then
+		pass cni_pods_escaped
+	else
+		fail cni_pods_escaped "$(printf '%s' "$out" | od -c | head -5)"
+	fi
 fi
 
 out=$("$PLUGIN" 2>&1)

@@ -70,11 +70,36 @@ static bool container_id_ok(const char *s)
 	return strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") == n;
 }
 
-static bool ifname_ok(const char *s)
+/* Go's unicode.IsSpace of the UTF-8 character s of n bytes. */
+static bool unicode_space(const unsigned char *s, size_t n)
 {
-	size_t n = strlen(s);
+	uint32_t cp = n == 1 ? s[0] : s[0] & (0x3f >> (n - 1));
 
-	return n && n < IF_NAMESIZE && strcmp(s, ".") && strcmp(s, "..") && !strpbrk(s, "/: \t\n");
+	for (size_t i = 1; i < n; i++)
+		cp = cp << 6 | (s[i] & 0x3f);
+	return (cp >= '\t' && cp <= '\r') || cp == ' ' || cp == 0x85 || cp == 0xa0 ||
+	       cp == 0x1680 || (cp >= 0x2000 && cp <= 0x200a) || cp == 0x2028 || cp == 0x2029 ||
+	       cp == 0x202f || cp == 0x205f || cp == 0x3000;
+}
+
+/* The reference's rule (libcni's ValidateInterfaceName): NULL, or why not.
+ * A byte that is not UTF-8 is no space there, so it passes. */
+static const char *ifname_invalid(const char *s)
+{
+	size_t len = strlen(s);
+
+	if (!len || len >= IF_NAMESIZE)
+		return "empty, or longer than 15 bytes";
+	if (!strcmp(s, ".") || !strcmp(s, ".."))
+		return ". or ..";
+	while (*s) {
+		size_t n = bq_utf8_len(s);
+
+		if (*s == '/' || *s == ':' || (n && unicode_space((const void *)s, n)))
+			return "contains / or : or whitespace characters";
+		s += n ?: 1;
+	}
+	return NULL;
 }
 
 /* The variables cmd needs (SPEC.md, "Parameters"). */
@@ -82,6 +107,7 @@ static int read_env(struct cni_env *env, struct cni_err *e)
 {
 	bool att = strcmp(env->command, "GC") && strcmp(env->command, "STATUS");
 	bool ns = att && strcmp(env->command, "DEL");
+	const char *why;
 
 	env->container_id = getenv("CNI_CONTAINERID");
 	env->netns = getenv("CNI_NETNS");
@@ -90,8 +116,9 @@ static int read_env(struct cni_env *env, struct cni_err *e)
 	if (att && (!env->container_id || !container_id_ok(env->container_id)))
 		return cni_fail(e, CNI_ERR_ENV, "invalid CNI_CONTAINERID",
 				"'%s': [A-Za-z0-9][A-Za-z0-9_.-]*, at most 200", env->container_id ?: "");
-	if (att && (!env->ifname || !ifname_ok(env->ifname)))
-		return cni_fail(e, CNI_ERR_ENV, "invalid CNI_IFNAME", "'%s'", env->ifname ?: "");
+	if (att && (!env->ifname || (why = ifname_invalid(env->ifname))))
+		return cni_fail(e, CNI_ERR_ENV, "invalid CNI_IFNAME", "'%s': %s", env->ifname ?: "",
+				env->ifname ? why : "not set");
 	if (ns && (!env->netns || !env->netns[0]))
 		return cni_fail(e, CNI_ERR_ENV, "required env variables [CNI_NETNS] missing", "%s",
 				"");

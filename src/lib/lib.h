@@ -104,6 +104,8 @@ int bq_tc_plugin_commit(struct bq_tc_plugin *p, bool loaded);
 void bq_tc_plugin_remove(const struct bq_kind *k);
 
 /* --- output (json.c) --- */
+/* The length of the valid UTF-8 sequence at s (NUL-terminated), or 0 if there is none. */
+size_t bq_utf8_len(const char *s);
 /* s as a JSON string, quoted and escaped; invalid UTF-8 becomes U+FFFD. */
 void bq_json_str(FILE *f, const char *s);
 /* s as a Prometheus label value, quoted and escaped, likewise. */
