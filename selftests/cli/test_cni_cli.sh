@@ -86,6 +86,22 @@ else
 	fi
 fi
 
+# GC keeps an attachment listed whose interface name is not UTF-8, as a Go
+# runtime lists it (U+FFFD for the byte), and removes the others' records.
+if [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null; then
+	q='"netns":"/x","qdiscs":[{"role":"egress","inPod":true,"netnsCookie":2,"ifindex":2,"dev":"e","kind":"bpf_hbm"}]}'
+	gc='{"cniVersion":"1.1.0","name":"n","cni.dev/valid-attachments":[{"containerID":"c1","ifname":"e\ufffd"}]}'
+	out=$(in_run "cd /run/bpfqdisc/cni &&
+		printf '%s' '{\"network\":\"n\",\"containerID\":\"c1\",\"ifname\":{\"hex\":\"65ff\"},$q' >\"c1:\$(printf 'e\\377')\" &&
+		printf '%s' '{\"network\":\"n\",\"containerID\":\"c2\",\"ifname\":{\"hex\":\"65ff\"},$q' >\"c2:\$(printf 'e\\377')\" &&
+		printf '%s' '$gc' | CNI_COMMAND=GC '$PLUGIN' 2>/dev/null && ls | od -An -c | tr -s ' '")
+	if [ "$out" = " c 1 : e 377 \n" ]; then
+		pass cni_gc_not_utf8
+	else
+		fail cni_gc_not_utf8 "$out"
+	fi
+fi
+
 out=$("$PLUGIN" 2>&1)
 if [ $? = 2 ] && echo "$out" | grep -q 'CNI_COMMAND'; then pass cni_usage; else fail cni_usage "$out"; fi
 exit $failed

@@ -5,8 +5,12 @@
  * validation), CNI versions, the records' parser and the conflist edit.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/mount.h>
 #include "cni.h"
 #include "unit.h"
 
@@ -174,6 +178,97 @@ static void records(void)
 	free(r);
 }
 
+/* A /run of the test's own, where records go; false if it cannot have one. */
+static bool private_run(void)
+{
+	return !geteuid() && !unshare(CLONE_NEWNS) &&
+	       !mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) &&
+	       !mount("tmpfs", "/run", "tmpfs", 0, NULL);
+}
+
+static int dir_entries(const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *de;
+	int n = 0;
+
+	while (d && (de = readdir(d)))
+		n += de->d_name[0] != '.';
+	if (d)
+		closedir(d);
+	return n;
+}
+
+/* A record as cmd_add fills it, for a pod named pod_name (cut as it cuts). */
+static void pod_record(struct bq_pod_record *r, const char *cid, const char *ifname,
+		       const char *netns, const char *pod_name)
+{
+	memset(r, 0, sizeof(*r));
+	snprintf(r->network, sizeof(r->network), "n");
+	snprintf(r->container_id, sizeof(r->container_id), "%s", cid);
+	snprintf(r->ifname, sizeof(r->ifname), "%s", ifname);
+	snprintf(r->netns, sizeof(r->netns), "%s", netns);
+	snprintf(r->pod_name, sizeof(r->pod_name), "%s", pod_name);
+	r->p.n = 1;
+	r->p.q[0] = (struct bq_pod_qdisc){ .role = "egress", .in_pod = true, .netns_cookie = 9,
+					   .ifindex = 2 };
+	snprintf(r->p.q[0].dev, sizeof(r->p.q[0].dev), "%s", ifname);
+	snprintf(r->p.q[0].kind, sizeof(r->p.q[0].kind), "bpf_hbm");
+}
+
+static int gc_drop(struct bq_pod_record *r, void *arg)
+{
+	(*(int *)arg)++;
+	bq_pod_record_drop(r->container_id, r->ifname);
+	return 0;
+}
+
+/* Whatever names a runtime passes, a record reads back as written, by DEL
+ * (its attachment's name), by GC and pods (the directory's list), and GC's
+ * drop by the names read back removes it. */
+static void records_any_name(void)
+{
+	char not_utf8[256], cut[256];
+	struct bq_pod_record *w = malloc(sizeof(*w)), *r = malloc(sizeof(*r));
+	struct { const char *cid, *ifname, *netns, *pod; } c[5];
+	int n = sizeof(c) / sizeof(c[0]), seen = 0;
+
+	if (!private_run()) {
+		printf("SKIP cni/records_any_name: needs root and mount namespaces\n");
+		free(w);
+		free(r);
+		return;
+	}
+	memset(not_utf8, 0xff, 255);
+	not_utf8[255] = 0;
+	/* "ab" and 200 é, cut at byte 255 as a 256-byte field cuts it: mid-é. */
+	memcpy(cut, "ab", 2);
+	for (int i = 2; i < 255; i += 2)
+		memcpy(cut + i, "\xc3\xa9", 2);
+	cut[255] = 0;
+	c[0] = (typeof(c[0])){ "c1", "eth0", "/run/netns/a", not_utf8 };
+	c[1] = (typeof(c[0])){ "c2", "eth0", "/run/netns/b", cut };
+	c[2] = (typeof(c[0])){ "c3", "e\xffth\xe2\x82", "/run/netns/\xfe", "web" };
+	c[3] = (typeof(c[0])){ "c4", "net1", "/run/netns/d", "web" };
+	c[4] = (typeof(c[0])){ "c4", "net1.tmp", "/run/netns/d", "web" };
+	for (int i = 0; i < n; i++) {
+		pod_record(w, c[i].cid, c[i].ifname, c[i].netns, c[i].pod);
+		EXPECT(!bq_pod_record_save(w), "save %d: %s", i, bq_last_error());
+	}
+	for (int i = 0; i < n; i++) {
+		pod_record(w, c[i].cid, c[i].ifname, c[i].netns, c[i].pod);
+		EXPECT(!bq_pod_record_load(c[i].cid, c[i].ifname, r) && !strcmp(r->ifname, w->ifname) &&
+		       !strcmp(r->pod_name, w->pod_name) && !strcmp(r->netns, w->netns) &&
+		       !strcmp(r->p.q[0].dev, w->p.q[0].dev), "record %d does not read back", i);
+	}
+	bq_pod_records_each(gc_drop, &seen);
+	EXPECT(seen == n, "GC and pods see %d records of %d", seen, n);
+	EXPECT(!dir_entries(BQ_POD_STATE_DIR), "%d files left after GC's drops",
+	       dir_entries(BQ_POD_STATE_DIR));
+	free(w);
+	free(r);
+}
+
 /* Which pod a qdisc is for, and its labels in bpfqdisc stats --prometheus. */
 static void pod_labels(void)
 {
@@ -263,6 +358,7 @@ int main(void)
 	RUN(conf_prev_exact);
 	RUN(versions);
 	RUN(records);
+	RUN(records_any_name);
 	RUN(pod_labels);
 	RUN(conflist);
 	return unit_failed;

@@ -255,15 +255,32 @@ struct gc_ctx {
 	int failed;
 };
 
+/* s as a runtime's JSON has it: Go's encoder makes each byte that is not
+ * UTF-8 a U+FFFD. buf holds 3 bytes a byte of s. */
+static const char *as_json_has(const char *s, char *buf)
+{
+	char *at = buf;
+
+	for (size_t n; *s; s += n ?: 1) {
+		n = bq_utf8_len(s);
+		memcpy(at, n ? s : "\xef\xbf\xbd", n ?: 3);
+		at += n ?: 3;
+	}
+	*at = 0;
+	return buf;
+}
+
 static bool attachment_valid(const struct cni_conf *c, const struct bq_pod_record *r)
 {
+	char ifname[3 * sizeof(r->ifname)];
 	struct bq_cj_span a, v;
 	struct bq_cj_iter it;
 
+	as_json_has(r->ifname, ifname);
 	bq_cj_iter_init(&it, c->attachments);
 	while (bq_cj_next(&it, NULL, &a))
 		if (bq_cj_member(a, "containerID", &v) && bq_cj_string_is(v, r->container_id) &&
-		    bq_cj_member(a, "ifname", &v) && bq_cj_string_is(v, r->ifname))
+		    bq_cj_member(a, "ifname", &v) && bq_cj_string_is(v, ifname))
 			return true;
 	return false;
 }

@@ -514,7 +514,9 @@ bool bq_same_qdisc(const struct bq_instance *q, __u64 netns, const struct bq_qdi
  * --- pods (podrec.c) ---
  * What bpfqdisc-bandwidth, the CNI plugin (src/cni/), created per
  * attachment (container id and interface): a file of BQ_POD_STATE_DIR,
- * <containerID>:<ifname> (neither may hold a ':'), holding a JSON record.
+ * <containerID>:<ifname> (neither may hold a ':'), holding a JSON record;
+ * a name that is not UTF-8 is {"hex":"..."} there, so that any name reads
+ * back as it was.
  * The plugin's DEL reads it rather than trusting prevResult, its GC lists
  * them against cni.dev/valid-attachments, and bpfqdisc stats --prometheus
  * labels the series of a pod's qdiscs with its pod from it. Under /run:
