@@ -109,6 +109,59 @@ static void conf_limits(void)
 	       !cni_limits_any(&c.lim), "nulls are absent");
 }
 
+/* Go's encoding/json, which the reference decodes with: a name matches
+ * whatever its case (U+017F, long s, is an s there), and the last of a
+ * field's members wins; null leaves a number as it was. */
+static void conf_fold(void)
+{
+	struct cni_conf c;
+	struct cni_err e;
+
+	EXPECT(!parse(CONF(",\"IngressRate\":1000,\"IngressBurst\":8000"), &c, &e) &&
+	       c.lim.ingress_rate == 1000 && c.lim.ingress_burst == 8000, "IngressRate: %s", e.details);
+	EXPECT(parse(CONF(",\"ingressRate\":1000,\"INGRESSRATE\":0,\"ingressBurst\":8"), &c, &e) &&
+	       e.code == 7 && strstr(e.msg, "rate must also be set"), "the last, 0, not taken: %s", e.msg);
+	EXPECT(!parse(CONF(",\"ingre\u017fsRate\":7,\"ingressBur\u017Ft\":9,\"ingress_rate\":1"), &c, &e) &&
+	       c.lim.ingress_rate == 7 && c.lim.ingress_burst == 9, "long s: %s", e.details);
+	EXPECT(!parse(CONF(",\"egressRate\":5,\"egressRate\":null,\"egressBurst\":6"), &c, &e) &&
+	       c.lim.egress_rate == 5, "null after a rate: %s", e.details);
+	EXPECT(!parse("{\"CNIVersion\":\"0.4.0\",\"NAME\":\"x\",\"RuntimeConfig\":{\"BANDWIDTH\":"
+		      "{\"EgressRate\":5,\"EgressBurst\":6}}}", &c, &e) &&
+	       !strcmp(c.version, "0.4.0") && !strcmp(c.name, "x") && c.lim.egress_rate == 5,
+	       "upper case: %s %s", c.version, e.details);
+	EXPECT(!parse(CONF(",\"cniVersion\":null,\"name\":null"), &c, &e) && !strcmp(c.version, "1.0.0") &&
+	       !strcmp(c.name, "net"), "null after a version and a name: %s", e.details);
+}
+
+/* The reference takes the top level when the entry has any of its
+ * bandwidth members, whatever their value; runtimeConfig's bandwidth as Go
+ * fills it: null drops it, a second one adds to the first. */
+static void conf_which_wins(void)
+{
+	const char *rt = "\"runtimeConfig\":{\"bandwidth\":{\"egressRate\":5,\"egressBurst\":6}}";
+	char buf[512];
+	struct cni_conf c;
+	struct cni_err e;
+
+	snprintf(buf, sizeof(buf), CONF(",\"ingressRate\":null,%s"), rt);
+	EXPECT(!parse(buf, &c, &e) && !cni_limits_any(&c.lim), "ingressRate null: %s", e.details);
+	snprintf(buf, sizeof(buf), CONF(",\"shapedSubnets\":[\"10.0.0.0/8\"],%s"), rt);
+	EXPECT(!parse(buf, &c, &e) && !cni_limits_any(&c.lim), "a subnet list: %s", e.details);
+	snprintf(buf, sizeof(buf), CONF(",\"UnshapedSubnets\":null,%s"), rt);
+	EXPECT(!parse(buf, &c, &e) && !cni_limits_any(&c.lim), "unshapedSubnets null: %s", e.details);
+	snprintf(buf, sizeof(buf), CONF(",%s,\"runtimeConfig\":{\"bandwidth\":null}"), rt);
+	EXPECT(!parse(buf, &c, &e) && !cni_limits_any(&c.lim), "bandwidth null after: %s", e.details);
+	EXPECT(!parse(CONF(",\"runtimeConfig\":{\"bandwidth\":{\"egressRate\":5}},"
+			   "\"runtimeConfig\":{\"bandwidth\":{\"egressBurst\":6}}"), &c, &e) &&
+	       c.lim.egress_rate == 5 && c.lim.egress_burst == 6, "two runtimeConfigs: %s", e.details);
+	snprintf(buf, sizeof(buf), CONF(",%s,\"runtimeConfig\":null"), rt);
+	EXPECT(!parse(buf, &c, &e) && c.lim.egress_rate == 5, "runtimeConfig null after: %s", e.details);
+	EXPECT(parse(CONF(",\"shapedSubnets\":\"10.0.0.0/8\""), &c, &e) && e.code == 7,
+	       "a subnet list that is a string taken");
+	EXPECT(parse(CONF(",\"shapedSubnets\":[1]"), &c, &e) && e.code == 7,
+	       "a subnet that is a number taken");
+}
+
 static void conf_invalid(void)
 {
 	static const struct { const char *conf; int code; const char *msg; } cases[] = {
@@ -354,6 +407,8 @@ int main(void)
 	RUN(json_strict);
 	RUN(json_values);
 	RUN(conf_limits);
+	RUN(conf_fold);
+	RUN(conf_which_wins);
 	RUN(conf_invalid);
 	RUN(conf_prev_exact);
 	RUN(versions);

@@ -72,6 +72,13 @@ int cni_conf_parse(const char *buf, size_t n, struct cni_conf *c, struct cni_err
 /* The reference's rule for one direction: 0, or -1 with *e set (code 7). */
 int cni_limit_valid(uint64_t rate, uint64_t burst, const char *dir, struct cni_err *e);
 
+/*
+ * obj's member name as Go's decoder, the reference's, finds it: whatever
+ * the case of its name, the last; with keep_on_null, the last that is not
+ * null (null leaves a Go string or number as it was). true if found.
+ */
+bool cni_member(struct bq_cj_span obj, const char *name, bool keep_on_null, struct bq_cj_span *out);
+
 /* The host-side interfaces (no "sandbox") of a result: a name each time. */
 bool cni_result_host_ifname(struct bq_cj_span result, const char *name);
 

@@ -3,7 +3,9 @@
  * The network config a runtime sends on stdin: the reference bandwidth
  * plugin's fields and rules (a drop-in), the CNI versions, the errors.
  */
+#include <ctype.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -106,29 +108,144 @@ int cni_limit_valid(uint64_t rate, uint64_t burst, const char *dir, struct cni_e
 	return 0;
 }
 
-/* Member name of obj as a u64 into *out, if there (null counts as absent). */
-static int read_u64(struct bq_cj_span obj, const char *name, uint64_t *out, bool *seen,
-		    struct cni_err *e)
+/*
+ * Whether a member's name (key, a JSON string) is name to Go's decoder,
+ * which the reference decodes with: a letter in either case, and U+017F
+ * (long s) for an s, U+212A (Kelvin) for a k, as Unicode folds them.
+ */
+static bool name_is(struct bq_cj_span key, const char *name)
 {
-	struct bq_cj_span v;
+	char buf[128];
+	const char *k = buf;
 
-	if (!bq_cj_member(obj, name, &v) || bq_cj_type(v) == BQ_CJ_NULL)
+	if (bq_cj_string(key, buf, sizeof(buf)))
+		return false;
+	for (; *name; name++) {
+		int c = tolower((unsigned char)*name);
+
+		if (c == 's' && !strncmp(k, "\xc5\xbf", 2))
+			k += 2;
+		else if (c == 'k' && !strncmp(k, "\xe2\x84\xaa", 3))
+			k += 3;
+		else if (*k && tolower((unsigned char)*k) == c)
+			k++;
+		else
+			return false;
+	}
+	return !*k;
+}
+
+struct member_of {
+	const char *name;
+	bool keep_on_null;
+};
+
+static bool go_field(struct bq_cj_span key, struct bq_cj_span val, const void *arg)
+{
+	const struct member_of *m = arg;
+
+	return name_is(key, m->name) && !(m->keep_on_null && bq_cj_type(val) == BQ_CJ_NULL);
+}
+
+bool cni_member(struct bq_cj_span obj, const char *name, bool keep_on_null, struct bq_cj_span *out)
+{
+	struct member_of m = { name, keep_on_null };
+
+	return bq_cj_member_if(obj, go_field, &m, out);
+}
+
+/* A bandwidth entry as Go fills the reference's: present once any of its
+ * members is, even null (Go then makes the entry), the limits as set. */
+struct bw_entry {
+	bool present;
+	struct cni_limits lim;
+};
+
+static const struct {
+	const char *name;
+	size_t off;
+} limit_fields[] = {
+	{ "ingressRate", offsetof(struct cni_limits, ingress_rate) },
+	{ "ingressBurst", offsetof(struct cni_limits, ingress_burst) },
+	{ "egressRate", offsetof(struct cni_limits, egress_rate) },
+	{ "egressBurst", offsetof(struct cni_limits, egress_burst) },
+};
+
+/* The reference's subnet lists: only their type is checked here, which Go's
+ * decoder checks; this plugin does not shape by subnet. */
+static int subnet_list(struct bq_cj_span v, const char *name, struct cni_err *e)
+{
+	struct bq_cj_span s;
+	struct bq_cj_iter it;
+
+	if (bq_cj_type(v) == BQ_CJ_NULL)
 		return 0;
-	if (bq_cj_u64(v, out))
+	if (bq_cj_type(v) != BQ_CJ_ARRAY)
 		return cni_fail(e, CNI_ERR_CONFIG, "invalid network config",
-				"%s must be an integer from 0 to 18446744073709551615, not %.*s", name,
-				(int)(v.n > 40 ? 40 : v.n), v.p);
-	*seen = true;
+				"%s must be a list of strings", name);
+	bq_cj_iter_init(&it, v);
+	while (bq_cj_next(&it, NULL, &s))
+		if (bq_cj_type(s) != BQ_CJ_STRING)
+			return cni_fail(e, CNI_ERR_CONFIG, "invalid network config",
+					"%s must be a list of strings", name);
 	return 0;
 }
 
-static int read_limits(struct bq_cj_span obj, struct cni_limits *l, bool *seen, struct cni_err *e)
+/* Member k: v into entry b if it is one of an entry's: 1 if it is, 0 if
+ * not, -1 (*e set) if its value is not what Go takes. Null leaves a limit
+ * as it was. */
+static int entry_member(struct bq_cj_span k, struct bq_cj_span v, struct bw_entry *b,
+			struct cni_err *e)
 {
-	*seen = false;
-	return read_u64(obj, "ingressRate", &l->ingress_rate, seen, e) ?:
-	       read_u64(obj, "ingressBurst", &l->ingress_burst, seen, e) ?:
-	       read_u64(obj, "egressRate", &l->egress_rate, seen, e) ?:
-	       read_u64(obj, "egressBurst", &l->egress_burst, seen, e);
+	static const char *const subnets[] = { "shapedSubnets", "unshapedSubnets" };
+	uint64_t x;
+
+	for (size_t i = 0; i < sizeof(limit_fields) / sizeof(limit_fields[0]); i++) {
+		if (!name_is(k, limit_fields[i].name))
+			continue;
+		if (bq_cj_type(v) == BQ_CJ_NULL)
+			return 1;
+		if (bq_cj_u64(v, &x))
+			return cni_fail(e, CNI_ERR_CONFIG, "invalid network config",
+					"%s must be an integer from 0 to 18446744073709551615, not %.*s",
+					limit_fields[i].name, (int)(v.n > 40 ? 40 : v.n), v.p);
+		*(uint64_t *)((char *)&b->lim + limit_fields[i].off) = x;
+		return 1;
+	}
+	for (size_t i = 0; i < sizeof(subnets) / sizeof(subnets[0]); i++)
+		if (name_is(k, subnets[i]))
+			return subnet_list(v, subnets[i], e) ?: 1;
+	return 0;
+}
+
+/* runtimeConfig, a struct in Go: a second one adds to the first; its
+ * bandwidth a pointer: null drops it, a second adds to the first. */
+static int read_runtime(struct bq_cj_span rc, struct bw_entry *rt, struct cni_err *e)
+{
+	struct bq_cj_span k, v, k2, v2;
+	struct bq_cj_iter it, it2;
+
+	if (bq_cj_type(rc) != BQ_CJ_OBJECT)
+		return cni_fail(e, CNI_ERR_CONFIG, "invalid network config",
+				"runtimeConfig must be an object");
+	bq_cj_iter_init(&it, rc);
+	while (bq_cj_next(&it, &k, &v)) {
+		if (!name_is(k, "bandwidth"))
+			continue;
+		if (bq_cj_type(v) == BQ_CJ_NULL) {
+			*rt = (struct bw_entry){};
+			continue;
+		}
+		if (bq_cj_type(v) != BQ_CJ_OBJECT)
+			return cni_fail(e, CNI_ERR_CONFIG, "invalid network config",
+					"runtimeConfig.bandwidth must be an object");
+		rt->present = true;
+		bq_cj_iter_init(&it2, v);
+		while (bq_cj_next(&it2, &k2, &v2))
+			if (entry_member(k2, v2, rt, e) < 0)
+				return -1;
+	}
+	return 0;
 }
 
 /* An optional member that must have type t when present (null: absent). */
@@ -139,7 +256,8 @@ static int optional(struct bq_cj_span obj, const char *name, enum bq_cj_type t,
 					     [BQ_CJ_STRING] = "a string" };
 
 	*out = (struct bq_cj_span){ NULL, 0 };
-	if (!bq_cj_member(obj, name, out) || bq_cj_type(*out) == BQ_CJ_NULL) {
+	/* Null leaves a string as it was; it empties a map or a list. */
+	if (!cni_member(obj, name, t == BQ_CJ_STRING, out) || bq_cj_type(*out) == BQ_CJ_NULL) {
 		out->p = NULL;
 		return 0;
 	}
@@ -168,20 +286,26 @@ static int read_version(struct bq_cj_span doc, struct cni_conf *c, struct cni_er
 	return 0;
 }
 
+/* The limits from the top level if it has any of an entry's members,
+ * else from runtimeConfig.bandwidth, as the reference takes them. */
 static int read_bandwidth(struct bq_cj_span doc, struct cni_limits *l, struct cni_err *e)
 {
-	struct bq_cj_span rc, bw;
-	bool top, runtime;
+	struct bw_entry top = {}, rt = {};
+	struct bq_cj_span k, v;
+	struct bq_cj_iter it;
 
-	if (read_limits(doc, l, &top, e))
-		return -1;
-	if (top)
-		return 0;
-	if (optional(doc, "runtimeConfig", BQ_CJ_OBJECT, &rc, e) ||
-	    (rc.p && optional(rc, "bandwidth", BQ_CJ_OBJECT, &bw, e)))
-		return -1;
-	if (rc.p && bw.p && read_limits(bw, l, &runtime, e))
-		return -1;
+	bq_cj_iter_init(&it, doc);
+	while (bq_cj_next(&it, &k, &v)) {
+		int is = entry_member(k, v, &top, e);
+
+		if (is < 0)
+			return -1;
+		top.present |= is;
+		if (!is && name_is(k, "runtimeConfig") && bq_cj_type(v) != BQ_CJ_NULL &&
+		    read_runtime(v, &rt, e))
+			return -1;
+	}
+	*l = top.present ? top.lim : rt.lim;
 	return 0;
 }
 

@@ -279,8 +279,8 @@ static bool attachment_valid(const struct cni_conf *c, const struct bq_pod_recor
 	as_json_has(r->ifname, ifname);
 	bq_cj_iter_init(&it, c->attachments);
 	while (bq_cj_next(&it, NULL, &a))
-		if (bq_cj_member(a, "containerID", &v) && bq_cj_string_is(v, r->container_id) &&
-		    bq_cj_member(a, "ifname", &v) && bq_cj_string_is(v, ifname))
+		if (cni_member(a, "containerID", true, &v) && bq_cj_string_is(v, r->container_id) &&
+		    cni_member(a, "ifname", true, &v) && bq_cj_string_is(v, ifname))
 			return true;
 	return false;
 }
@@ -322,7 +322,7 @@ static void cmd_version(const char *buf, size_t n)
 	char version[16];
 	const char *why;
 
-	if (bq_cj_parse(buf, n, &doc, &why) || !bq_cj_member(doc, "cniVersion", &v) ||
+	if (bq_cj_parse(buf, n, &doc, &why) || !cni_member(doc, "cniVersion", true, &v) ||
 	    bq_cj_string(v, version, sizeof(version)) || !cni_version_supported(version))
 		snprintf(version, sizeof(version), "1.1.0");
 	print_version(version);

@@ -140,6 +140,10 @@ enum bq_cj_type bq_cj_type(struct bq_cj_span v);
 /* An object's member of that name (the last, if repeated, as Go's decoder
  * takes it). true if found; *out is then its value. */
 bool bq_cj_member(struct bq_cj_span obj, const char *key, struct bq_cj_span *out);
+/* The last member for which match(its name, its value, arg) is true. */
+typedef bool (*bq_cj_match_fn)(struct bq_cj_span key, struct bq_cj_span val, const void *arg);
+bool bq_cj_member_if(struct bq_cj_span obj, bq_cj_match_fn match, const void *arg,
+		     struct bq_cj_span *out);
 
 /* Walks an object's members or an array's elements, in order. */
 struct bq_cj_iter {
