@@ -186,6 +186,8 @@ static int cmd_add(const struct cni_conf *c, const struct cni_env *env, struct c
 		print_prev(c);
 		return 0;
 	}
+	if (pod_limit_enforceable(&c->lim, e))
+		return -1;
 	if (!c->prev.p)
 		return cni_fail(e, CNI_ERR_CONFIG, "must be called as chained plugin",
 				"limits and no prevResult");
@@ -221,6 +223,8 @@ static int cmd_check(const struct cni_conf *c, const struct cni_env *env, struct
 
 	if (!cni_limits_any(&c->lim))
 		return 0;
+	if (pod_limit_enforceable(&c->lim, e))
+		return -1;
 	if (!c->prev.p)
 		return cni_fail(e, CNI_ERR_CONFIG, "must be called as chained plugin",
 				"limits and no prevResult");
