@@ -61,6 +61,8 @@ cni cni_gc_100 1 1 GC '{"cniVersion":"1.0.0","name":"n","cni.dev/valid-attachmen
 prev='{ "cniVersion":"1.0.0" ,"interfaces":[ {"name":"x\u00e9"} ] }'
 cni cni_no_limits 0 "" ADD "{\"cniVersion\":\"1.0.0\",\"name\":\"n\",\"prevResult\":$prev}"
 [ "$out" = "$prev" ] || fail cni_no_limits_exact "$out"
+# A prevResult the reference cannot decode: refused, even with no limits.
+cni cni_prev_malformed 1 7 ADD '{"cniVersion":"1.0.0","name":"n","prevResult":{"interfaces":"x"}}'
 # DEL of an attachment the plugin has no record of: nothing to do.
 cni cni_del_unknown 0 "" DEL "$CONF" CNI_CONTAINERID=never-added
 [ -z "$out" ] || fail cni_del_unknown_out "$out"

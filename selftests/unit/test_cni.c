@@ -204,6 +204,49 @@ static void conf_prev_exact(void)
 	EXPECT(!cni_result_host_ifname(doc_of(buf), "eth0"), "an interface in the sandbox is not the host's");
 }
 
+static int prev_check(const char *version, const char *prev, struct cni_err *e)
+{
+	char buf[1024];
+	struct cni_conf c;
+
+	snprintf(buf, sizeof(buf), "{\"cniVersion\":\"%s\",\"name\":\"n\",\"prevResult\":%s}", version, prev);
+	memset(e, 0, sizeof(*e));
+	return cni_conf_parse(buf, strlen(buf), &c, e) ?: cni_prev_valid(&c, e);
+}
+
+/* prevResult as the reference decodes it, into its version's Result. */
+static void prev_result(void)
+{
+	static const struct { const char *version, *prev; bool ok; } cases[] = {
+		{ "1.0.0", "{\"interfaces\":\"x\"}", false },
+		{ "1.0.0", "{\"cniVersion\":\"1.0.0\",\"interfaces\":[{\"name\":1}]}", false },
+		{ "1.0.0", "{\"cniVersion\":\"1.0.0\",\"interfaces\":[{\"mtu\":1.5}]}", false },
+		{ "1.0.0", "{\"cniVersion\":\"1.0.0\",\"ips\":[{\"address\":\"10.0.0.1\"}]}", false },
+		{ "1.0.0", "{\"cniVersion\":\"1.0.0\",\"ips\":[{\"address\":\"10.0.0.1/33\"}]}", false },
+		{ "1.0.0", "{\"cniVersion\":\"1.0.0\",\"ips\":[{\"address\":\"10.0.0.1/24\",\"gateway\":\"x\"}]}", false },
+		{ "1.0.0", "{\"cniVersion\":\"1.0.0\",\"routes\":[{\"dst\":\"::/0\",\"gw\":\"1.2.3\"}]}", false },
+		{ "1.0.0", "{\"cniVersion\":\"1.0.0\",\"dns\":{\"nameservers\":\"1.1.1.1\"}}", false },
+		{ "1.0.0", "{\"cniVersion\":\"0.4.0\"}", false },
+		{ "0.4.0", "{\"cniVersion\":\"1.0.0\"}", false },
+		{ "1.0.0", "{\"cniVersion\":\"\"}", false },
+		{ "1.0.0", "{\"Interfaces\":[{\"Name\":[]}]}", false },
+		{ "1.0.0", "{}", true },
+		{ "0.3.0", "{\"cniVersion\":\"0.3.1\",\"ips\":[{\"version\":\"4\",\"address\":\"10.0.0.2/24\"}]}", true },
+		{ "1.1.0", "{\"cniVersion\":\"1.0.0\",\"interfaces\":[{\"name\":\"veth1\",\"mac\":\"x\",\"mtu\":-1,"
+			   "\"sandbox\":null},null],\"ips\":[{\"interface\":0,\"address\":\"fd00::2/64\","
+			   "\"gateway\":\"fd00::1\"}],\"routes\":[{\"dst\":\"0.0.0.0/0\",\"gw\":\"10.0.0.1\","
+			   "\"table\":254}],\"dns\":{\"nameservers\":[\"10.0.0.10\"],\"domain\":\"x\"},\"x\":{}}", true },
+	};
+	struct cni_err e;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int err = prev_check(cases[i].version, cases[i].prev, &e);
+
+		EXPECT(cases[i].ok ? !err : err && e.code == 7, "case %zu: %d %s (%s)", i, e.code, e.msg,
+		       e.details);
+	}
+}
+
 static void versions(void)
 {
 	EXPECT(cni_version_cmp("1.0.0", "0.4.0") > 0 && cni_version_cmp("0.3.1", "0.4.0") < 0 &&
@@ -411,6 +454,7 @@ int main(void)
 	RUN(conf_which_wins);
 	RUN(conf_invalid);
 	RUN(conf_prev_exact);
+	RUN(prev_result);
 	RUN(versions);
 	RUN(records);
 	RUN(records_any_name);

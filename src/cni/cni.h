@@ -73,11 +73,21 @@ int cni_conf_parse(const char *buf, size_t n, struct cni_conf *c, struct cni_err
 int cni_limit_valid(uint64_t rate, uint64_t burst, const char *dir, struct cni_err *e);
 
 /*
+ * Whether a member's name (key, a JSON string) is name to Go's decoder,
+ * which the reference decodes with: a letter in either case, and U+017F
+ * (long s) for an s, U+212A (Kelvin) for a k, as Unicode folds them.
+ */
+bool cni_name_is(struct bq_cj_span key, const char *name);
+/*
  * obj's member name as Go's decoder, the reference's, finds it: whatever
  * the case of its name, the last; with keep_on_null, the last that is not
  * null (null leaves a Go string or number as it was). true if found.
  */
 bool cni_member(struct bq_cj_span obj, const char *name, bool keep_on_null, struct bq_cj_span *out);
+
+/* Whether c's prevResult is what the reference's decoder takes as a Result
+ * of c's version: 0 (also when there is none), or -1 with *e set (code 7). */
+int cni_prev_valid(const struct cni_conf *c, struct cni_err *e);
 
 /* The host-side interfaces (no "sandbox") of a result: a name each time. */
 bool cni_result_host_ifname(struct bq_cj_span result, const char *name);

@@ -108,12 +108,7 @@ int cni_limit_valid(uint64_t rate, uint64_t burst, const char *dir, struct cni_e
 	return 0;
 }
 
-/*
- * Whether a member's name (key, a JSON string) is name to Go's decoder,
- * which the reference decodes with: a letter in either case, and U+017F
- * (long s) for an s, U+212A (Kelvin) for a k, as Unicode folds them.
- */
-static bool name_is(struct bq_cj_span key, const char *name)
+bool cni_name_is(struct bq_cj_span key, const char *name)
 {
 	char buf[128];
 	const char *k = buf;
@@ -144,7 +139,7 @@ static bool go_field(struct bq_cj_span key, struct bq_cj_span val, const void *a
 {
 	const struct member_of *m = arg;
 
-	return name_is(key, m->name) && !(m->keep_on_null && bq_cj_type(val) == BQ_CJ_NULL);
+	return cni_name_is(key, m->name) && !(m->keep_on_null && bq_cj_type(val) == BQ_CJ_NULL);
 }
 
 bool cni_member(struct bq_cj_span obj, const char *name, bool keep_on_null, struct bq_cj_span *out)
@@ -201,7 +196,7 @@ static int entry_member(struct bq_cj_span k, struct bq_cj_span v, struct bw_entr
 	uint64_t x;
 
 	for (size_t i = 0; i < sizeof(limit_fields) / sizeof(limit_fields[0]); i++) {
-		if (!name_is(k, limit_fields[i].name))
+		if (!cni_name_is(k, limit_fields[i].name))
 			continue;
 		if (bq_cj_type(v) == BQ_CJ_NULL)
 			return 1;
@@ -213,7 +208,7 @@ static int entry_member(struct bq_cj_span k, struct bq_cj_span v, struct bw_entr
 		return 1;
 	}
 	for (size_t i = 0; i < sizeof(subnets) / sizeof(subnets[0]); i++)
-		if (name_is(k, subnets[i]))
+		if (cni_name_is(k, subnets[i]))
 			return subnet_list(v, subnets[i], e) ?: 1;
 	return 0;
 }
@@ -230,7 +225,7 @@ static int read_runtime(struct bq_cj_span rc, struct bw_entry *rt, struct cni_er
 				"runtimeConfig must be an object");
 	bq_cj_iter_init(&it, rc);
 	while (bq_cj_next(&it, &k, &v)) {
-		if (!name_is(k, "bandwidth"))
+		if (!cni_name_is(k, "bandwidth"))
 			continue;
 		if (bq_cj_type(v) == BQ_CJ_NULL) {
 			*rt = (struct bw_entry){};
@@ -301,7 +296,7 @@ static int read_bandwidth(struct bq_cj_span doc, struct cni_limits *l, struct cn
 		if (is < 0)
 			return -1;
 		top.present |= is;
-		if (!is && name_is(k, "runtimeConfig") && bq_cj_type(v) != BQ_CJ_NULL &&
+		if (!is && cni_name_is(k, "runtimeConfig") && bq_cj_type(v) != BQ_CJ_NULL &&
 		    read_runtime(v, &rt, e))
 			return -1;
 	}
@@ -331,22 +326,4 @@ int cni_conf_parse(const char *buf, size_t n, struct cni_conf *c, struct cni_err
 		return -1;
 	return cni_limit_valid(c->lim.ingress_rate, c->lim.ingress_burst, "ingress", e) ?:
 	       cni_limit_valid(c->lim.egress_rate, c->lim.egress_burst, "egress", e);
-}
-
-bool cni_result_host_ifname(struct bq_cj_span result, const char *name)
-{
-	struct bq_cj_span ifaces, iface, v;
-	struct bq_cj_iter it;
-
-	if (!bq_cj_member(result, "interfaces", &ifaces) || bq_cj_type(ifaces) != BQ_CJ_ARRAY)
-		return false;
-	bq_cj_iter_init(&it, ifaces);
-	while (bq_cj_next(&it, NULL, &iface)) {
-		bool in_sandbox = bq_cj_member(iface, "sandbox", &v) && bq_cj_type(v) == BQ_CJ_STRING &&
-				  v.n > 2;
-
-		if (!in_sandbox && bq_cj_member(iface, "name", &v) && bq_cj_string_is(v, name))
-			return true;
-	}
-	return false;
 }

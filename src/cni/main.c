@@ -182,6 +182,8 @@ static int cmd_add(const struct cni_conf *c, const struct cni_env *env, struct c
 	struct pod_link l;
 	int err;
 
+	if (cni_prev_valid(c, e))
+		return -1;
 	if (!cni_limits_any(&c->lim)) {
 		print_prev(c);
 		return 0;
@@ -221,6 +223,8 @@ static int cmd_check(const struct cni_conf *c, const struct cni_env *env, struct
 {
 	struct pod_link l;
 
+	if (cni_prev_valid(c, e))
+		return -1;
 	if (!cni_limits_any(&c->lim))
 		return 0;
 	if (pod_limit_enforceable(&c->lim, e))
