@@ -51,6 +51,9 @@ cni cni_rate_over_max 1 7 ADD '{"cniVersion":"1.0.0","name":"n","egressRate":100
 case $out in *"100 Gbit/s"*) ;; *) fail cni_rate_over_max_msg "$out" ;; esac
 cni cni_rate_max 1 7 CHECK '{"cniVersion":"1.0.0","name":"n","ingressRate":100000000000,"ingressBurst":8}'
 case $out in *"chained plugin"*) ;; *) fail cni_rate_max_msg "$out" ;; esac
+# Subnet lists are checked as the reference checks them, on ADD with limits.
+cni cni_bad_subnet 1 7 ADD '{"cniVersion":"1.0.0","name":"n","egressRate":5,"egressBurst":5,"shapedSubnets":["10.1.0.0/40"]}'
+case $out in *"bad subnet"*) ;; *) fail cni_bad_subnet_msg "$out" ;; esac
 cni cni_limits_no_prev 1 7 ADD '{"cniVersion":"1.0.0","name":"n","egressRate":5,"egressBurst":5}'
 cni cni_version_old 1 1 ADD '{"cniVersion":"0.2.0","name":"n"}'
 cni cni_version_030 0 "" ADD '{"cniVersion":"0.3.0","name":"n","prevResult":{"cniVersion":"0.3.0"}}'

@@ -162,6 +162,42 @@ static void conf_which_wins(void)
 	       "a subnet that is a number taken");
 }
 
+static int subnets_check(const char *members, struct cni_err *e)
+{
+	char buf[512];
+	struct cni_conf c;
+
+	snprintf(buf, sizeof(buf), CONF(",%s"), members);
+	memset(e, 0, sizeof(*e));
+	return cni_conf_parse(buf, strlen(buf), &c, e) ?: cni_subnets_valid(&c, e);
+}
+
+/* The reference's subnet lists are checked, not enforced: a CIDR each, and
+ * not both lists at once, in the entry whose limits are used. */
+static void conf_subnets(void)
+{
+	static const struct { const char *members; const char *refused; } cases[] = {
+		{ "\"egressRate\":1,\"egressBurst\":1,\"shapedSubnets\":[\"10.0.0.0/8\",\"fd00::/8\"]", NULL },
+		{ "\"egressRate\":1,\"egressBurst\":1,\"shapedSubnets\":[\"10.0.0.0/8\"],\"unshapedSubnets\":[]", NULL },
+		{ "\"egressRate\":1,\"egressBurst\":1,\"shapedSubnets\":[\"10.0.0.0/33\"]", "bad subnet" },
+		{ "\"egressRate\":1,\"egressBurst\":1,\"unshapedSubnets\":[\"10.0.0.1\"]", "bad subnet" },
+		{ "\"egressRate\":1,\"egressBurst\":1,\"shapedSubnets\":[\"10.0.0.0/8\"],"
+		  "\"unshapedSubnets\":[\"fd00::/8\"]", "cannot be both specified" },
+		{ "\"runtimeConfig\":{\"bandwidth\":{\"egressRate\":1,\"egressBurst\":1,"
+		  "\"shapedSubnets\":[\"x\"]}}", "bad subnet" },
+		{ "\"egressRate\":1,\"egressBurst\":1,\"runtimeConfig\":{\"bandwidth\":{\"shapedSubnets\":[\"x\"]}}", NULL },
+		{ "\"egressRate\":1,\"egressBurst\":1,\"shapedSubnets\":[\"x\"],\"shapedSubnets\":null", NULL },
+	};
+	struct cni_err e;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int err = subnets_check(cases[i].members, &e);
+
+		EXPECT(cases[i].refused ? err && e.code == 7 && strstr(e.msg, cases[i].refused) : !err,
+		       "case %zu: %d %s (%s)", i, e.code, e.msg, e.details);
+	}
+}
+
 static void conf_invalid(void)
 {
 	static const struct { const char *conf; int code; const char *msg; } cases[] = {
@@ -452,6 +488,7 @@ int main(void)
 	RUN(conf_limits);
 	RUN(conf_fold);
 	RUN(conf_which_wins);
+	RUN(conf_subnets);
 	RUN(conf_invalid);
 	RUN(conf_prev_exact);
 	RUN(prev_result);

@@ -58,6 +58,9 @@ struct cni_conf {
 	char version[16];
 	char name[256];
 	struct cni_limits lim;
+	/* shapedSubnets, unshapedSubnets of the entry lim is from; checked,
+	 * not enforced. .p NULL if none. */
+	struct bq_cj_span subnets[2];
 	struct bq_cj_span doc;
 	struct bq_cj_span prev;		/* prevResult as sent; .p NULL if none */
 	struct bq_cj_span attachments;	/* GC's cni.dev/valid-attachments */
@@ -69,6 +72,9 @@ struct cni_conf {
  * this plugin does not speak, 7: invalid).
  */
 int cni_conf_parse(const char *buf, size_t n, struct cni_conf *c, struct cni_err *e);
+/* The reference's check of its subnet lists, which this plugin does not
+ * shape by: a CIDR each, not both lists. 0, or -1 with *e set (code 7). */
+int cni_subnets_valid(const struct cni_conf *c, struct cni_err *e);
 /* The reference's rule for one direction: 0, or -1 with *e set (code 7). */
 int cni_limit_valid(uint64_t rate, uint64_t burst, const char *dir, struct cni_err *e);
 
@@ -88,6 +94,9 @@ bool cni_member(struct bq_cj_span obj, const char *name, bool keep_on_null, stru
 /* Whether c's prevResult is what the reference's decoder takes as a Result
  * of c's version: 0 (also when there is none), or -1 with *e set (code 7). */
 int cni_prev_valid(const struct cni_conf *c, struct cni_err *e);
+
+/* Whether v is a string Go's net.ParseCIDR takes: ADDRESS/BITS. */
+bool cni_go_cidr(struct bq_cj_span v);
 
 /* The host-side interfaces (no "sandbox") of a result: a name each time. */
 bool cni_result_host_ifname(struct bq_cj_span result, const char *name);

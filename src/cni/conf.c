@@ -154,6 +154,7 @@ bool cni_member(struct bq_cj_span obj, const char *name, bool keep_on_null, stru
 struct bw_entry {
 	bool present;
 	struct cni_limits lim;
+	struct bq_cj_span subnets[2];
 };
 
 static const struct {
@@ -166,8 +167,11 @@ static const struct {
 	{ "egressBurst", offsetof(struct cni_limits, egress_burst) },
 };
 
-/* The reference's subnet lists: only their type is checked here, which Go's
- * decoder checks; this plugin does not shape by subnet. */
+/* The reference's subnet lists, in the order of struct cni_conf's: this
+ * plugin does not shape by subnet, but checks them as the reference does. */
+static const char *const subnet_fields[] = { "shapedSubnets", "unshapedSubnets" };
+
+/* A subnet list's type, which Go's decoder checks. */
 static int subnet_list(struct bq_cj_span v, const char *name, struct cni_err *e)
 {
 	struct bq_cj_span s;
@@ -192,7 +196,6 @@ static int subnet_list(struct bq_cj_span v, const char *name, struct cni_err *e)
 static int entry_member(struct bq_cj_span k, struct bq_cj_span v, struct bw_entry *b,
 			struct cni_err *e)
 {
-	static const char *const subnets[] = { "shapedSubnets", "unshapedSubnets" };
 	uint64_t x;
 
 	for (size_t i = 0; i < sizeof(limit_fields) / sizeof(limit_fields[0]); i++) {
@@ -207,9 +210,15 @@ static int entry_member(struct bq_cj_span k, struct bq_cj_span v, struct bw_entr
 		*(uint64_t *)((char *)&b->lim + limit_fields[i].off) = x;
 		return 1;
 	}
-	for (size_t i = 0; i < sizeof(subnets) / sizeof(subnets[0]); i++)
-		if (cni_name_is(k, subnets[i]))
-			return subnet_list(v, subnets[i], e) ?: 1;
+	for (size_t i = 0; i < sizeof(subnet_fields) / sizeof(subnet_fields[0]); i++) {
+		if (!cni_name_is(k, subnet_fields[i]))
+			continue;
+		if (subnet_list(v, subnet_fields[i], e))
+			return -1;
+		/* A Go slice: null empties it, a list replaces it. */
+		b->subnets[i] = bq_cj_type(v) == BQ_CJ_NULL ? (struct bq_cj_span){} : v;
+		return 1;
+	}
 	return 0;
 }
 
@@ -283,7 +292,7 @@ static int read_version(struct bq_cj_span doc, struct cni_conf *c, struct cni_er
 
 /* The limits from the top level if it has any of an entry's members,
  * else from runtimeConfig.bandwidth, as the reference takes them. */
-static int read_bandwidth(struct bq_cj_span doc, struct cni_limits *l, struct cni_err *e)
+static int read_bandwidth(struct bq_cj_span doc, struct cni_conf *c, struct cni_err *e)
 {
 	struct bw_entry top = {}, rt = {};
 	struct bq_cj_span k, v;
@@ -300,7 +309,47 @@ static int read_bandwidth(struct bq_cj_span doc, struct cni_limits *l, struct cn
 		    read_runtime(v, &rt, e))
 			return -1;
 	}
-	*l = top.present ? top.lim : rt.lim;
+	if (!top.present)
+		top = rt;
+	c->lim = top.lim;
+	memcpy(c->subnets, top.subnets, sizeof(c->subnets));
+	return 0;
+}
+
+static int subnets_cidr(struct bq_cj_span list, const char *name, struct cni_err *e)
+{
+	struct bq_cj_span s;
+	struct bq_cj_iter it;
+
+	bq_cj_iter_init(&it, list);
+	while (bq_cj_next(&it, NULL, &s))
+		if (!cni_go_cidr(s))
+			return cni_fail(e, CNI_ERR_CONFIG, "bad subnet provided",
+					"%s: %.*s is not ADDRESS/BITS", name, (int)(s.n > 64 ? 64 : s.n),
+					s.p);
+	return 0;
+}
+
+static bool list_empty(struct bq_cj_span list)
+{
+	struct bq_cj_span s;
+	struct bq_cj_iter it;
+
+	if (!list.p)
+		return true;
+	bq_cj_iter_init(&it, list);
+	return !bq_cj_next(&it, NULL, &s);
+}
+
+int cni_subnets_valid(const struct cni_conf *c, struct cni_err *e)
+{
+	if (!list_empty(c->subnets[0]) && !list_empty(c->subnets[1]))
+		return cni_fail(e, CNI_ERR_CONFIG,
+				"unshapedSubnets and shapedSubnets cannot be both specified",
+				"one of them should be discarded");
+	for (size_t i = 0; i < sizeof(subnet_fields) / sizeof(subnet_fields[0]); i++)
+		if (c->subnets[i].p && subnets_cidr(c->subnets[i], subnet_fields[i], e))
+			return -1;
 	return 0;
 }
 
@@ -320,7 +369,7 @@ int cni_conf_parse(const char *buf, size_t n, struct cni_conf *c, struct cni_err
 	if (name.p && bq_cj_string(name, c->name, sizeof(c->name)))
 		return cni_fail(e, CNI_ERR_CONFIG, "invalid network config",
 				"name is longer than %zu bytes", sizeof(c->name) - 1);
-	if (read_bandwidth(c->doc, &c->lim, e) ||
+	if (read_bandwidth(c->doc, c, e) ||
 	    optional(c->doc, "prevResult", BQ_CJ_OBJECT, &c->prev, e) ||
 	    optional(c->doc, "cni.dev/valid-attachments", BQ_CJ_ARRAY, &c->attachments, e))
 		return -1;

@@ -188,7 +188,7 @@ static int cmd_add(const struct cni_conf *c, const struct cni_env *env, struct c
 		print_prev(c);
 		return 0;
 	}
-	if (pod_limit_enforceable(&c->lim, e))
+	if (cni_subnets_valid(c, e) || pod_limit_enforceable(&c->lim, e))
 		return -1;
 	if (!c->prev.p)
 		return cni_fail(e, CNI_ERR_CONFIG, "must be called as chained plugin",
@@ -227,7 +227,7 @@ static int cmd_check(const struct cni_conf *c, const struct cni_env *env, struct
 		return -1;
 	if (!cni_limits_any(&c->lim))
 		return 0;
-	if (pod_limit_enforceable(&c->lim, e))
+	if (cni_subnets_valid(c, e) || pod_limit_enforceable(&c->lim, e))
 		return -1;
 	if (!c->prev.p)
 		return cni_fail(e, CNI_ERR_CONFIG, "must be called as chained plugin",

@@ -103,6 +103,11 @@ static bool go_address(struct bq_cj_span v, bool cidr)
 	return digits && digits < 4 && !slash[digits] && atoi(slash) <= (v4 ? 32 : 128);
 }
 
+bool cni_go_cidr(struct bq_cj_span v)
+{
+	return go_address(v, true);
+}
+
 static int check_object(struct bq_cj_span obj, const char *name, const struct field *f,
 			struct cni_err *e);
 
@@ -119,7 +124,7 @@ static int check_value(struct bq_cj_span v, const struct field *f, struct cni_er
 	case F_IP:
 		return go_address(v, false) ? 0 : refuse(f->name, "an IP address", e);
 	case F_CIDR:
-		return go_address(v, true) ? 0 : refuse(f->name, "an address/prefix length", e);
+		return cni_go_cidr(v) ? 0 : refuse(f->name, "an address/prefix length", e);
 	case F_OBJECT:
 		return check_object(v, f->name, f->sub, e);
 	case F_STRINGS:
