@@ -80,8 +80,9 @@ int cni_limit_valid(uint64_t rate, uint64_t burst, const char *dir, struct cni_e
 
 /*
  * Whether a member's name (key, a JSON string) is name to Go's decoder,
- * which the reference decodes with: a letter in either case, and U+017F
- * (long s) for an s, U+212A (Kelvin) for a k, as Unicode folds them.
+ * which the reference decodes with: upper-cased both (Go 1.21's
+ * encoding/json), so a letter in either case, and U+017F (long s) for an
+ * s, U+0131 (dotless i) for an i, which upper-case to S and I.
  */
 bool cni_name_is(struct bq_cj_span key, const char *name);
 /*

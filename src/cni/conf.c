@@ -118,10 +118,8 @@ bool cni_name_is(struct bq_cj_span key, const char *name)
 	for (; *name; name++) {
 		int c = tolower((unsigned char)*name);
 
-		if (c == 's' && !strncmp(k, "\xc5\xbf", 2))
+		if ((c == 's' && !strncmp(k, "\xc5\xbf", 2)) || (c == 'i' && !strncmp(k, "\xc4\xb1", 2)))
 			k += 2;
-		else if (c == 'k' && !strncmp(k, "\xe2\x84\xaa", 3))
-			k += 3;
 		else if (*k && tolower((unsigned char)*k) == c)
 			k++;
 		else
