@@ -609,7 +609,7 @@ $(BIN)/test_cni: selftests/unit/test_cni.c $(filter-out $(OUTPUT)/cni/main.o,$(C
 # The fuzzer: the config and the conflist edit, and the library's JSON
 # reader and records (src/lib/cjson.c, podrec.c), with the sanitizers: the
 # library from its archive built with them.
-CNI_FUZZ_SRCS := src/cni/conf.c src/cni/conflist.c
+CNI_FUZZ_SRCS := src/cni/conf.c src/cni/conflist.c src/cni/result.c
 $(BIN)/fuzz_cni: selftests/fuzz/fuzz_cni.c $(CNI_FUZZ_SRCS) $(CNI_HDRS) $(FUZZ_LIB_A) | $(BIN) check-deps
 	$(call msg,FUZZ,$@)
 	$(Q)$(CLANG) $(FUZZ_FLAGS) -Isrc/cni $< $(CNI_FUZZ_SRCS) $(FUZZ_LIB_A) $(LDLIBS) -o $@

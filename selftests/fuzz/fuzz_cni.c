@@ -67,6 +67,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!cni_conf_parse(text, size, &c, &e)) {
 		if (c.prev.p)
 			cni_result_host_ifname(c.prev, "eth0");
+		cni_prev_valid(&c, &e);
 		if (cni_limit_valid(c.lim.ingress_rate, c.lim.ingress_burst, "ingress", &e) ||
 		    cni_limit_valid(c.lim.egress_rate, c.lim.egress_burst, "egress", &e))
 			abort();	/* accepted limits that the rule refuses */

@@ -13,7 +13,7 @@
 
 bw VERSION '{"cniVersion":"1.0.0"}' none
 [ "$rc" = 0 ] || fail "VERSION exit $rc: $out"
-[ "$(printf '%s' "$out" | jq -c .supportedVersions)" = '["0.3.1","0.4.0","1.0.0","1.1.0"]' ] ||
+[ "$(printf '%s' "$out" | jq -c .supportedVersions)" = '["0.3.0","0.3.1","0.4.0","1.0.0","1.1.0"]' ] ||
 	fail "VERSION: $out"
 
 # STATUS loads the kind when it is not: a node needs only the binary.

@@ -5,8 +5,12 @@
  * validation), CNI versions, the records' parser and the conflist edit.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/mount.h>
 #include "cni.h"
 #include "unit.h"
 
@@ -105,6 +109,95 @@ static void conf_limits(void)
 	       !cni_limits_any(&c.lim), "nulls are absent");
 }
 
+/* Go's encoding/json, which the reference decodes with: a name matches
+ * whatever its case (U+017F, long s, is an s there, U+0131 an i), and the
+ * last of a field's members wins; null leaves a number as it was. */
+static void conf_fold(void)
+{
+	struct cni_conf c;
+	struct cni_err e;
+
+	EXPECT(!parse(CONF(",\"IngressRate\":1000,\"IngressBurst\":8000"), &c, &e) &&
+	       c.lim.ingress_rate == 1000 && c.lim.ingress_burst == 8000, "IngressRate: %s", e.details);
+	EXPECT(parse(CONF(",\"ingressRate\":1000,\"INGRESSRATE\":0,\"ingressBurst\":8"), &c, &e) &&
+	       e.code == 7 && strstr(e.msg, "rate must also be set"), "the last, 0, not taken: %s", e.msg);
+	EXPECT(!parse(CONF(",\"ingre\u017fsRate\":7,\"\u0131ngressBur\u017Ft\":9,\"ingress_rate\":1"), &c, &e) &&
+	       c.lim.ingress_rate == 7 && c.lim.ingress_burst == 9, "long s, dotless i: %s", e.details);
+	EXPECT(!parse(CONF(",\"egressRate\":5,\"egressRate\":null,\"egressBurst\":6"), &c, &e) &&
+	       c.lim.egress_rate == 5, "null after a rate: %s", e.details);
+	EXPECT(!parse("{\"CNIVersion\":\"0.4.0\",\"NAME\":\"x\",\"RuntimeConfig\":{\"BANDWIDTH\":"
+		      "{\"EgressRate\":5,\"EgressBurst\":6}}}", &c, &e) &&
+	       !strcmp(c.version, "0.4.0") && !strcmp(c.name, "x") && c.lim.egress_rate == 5,
+	       "upper case: %s %s", c.version, e.details);
+	EXPECT(!parse(CONF(",\"cniVersion\":null,\"name\":null"), &c, &e) && !strcmp(c.version, "1.0.0") &&
+	       !strcmp(c.name, "net"), "null after a version and a name: %s", e.details);
+}
+
+/* The reference takes the top level when the entry has any of its
+ * bandwidth members, whatever their value; runtimeConfig's bandwidth as Go
+ * fills it: null drops it, a second one adds to the first. */
+static void conf_which_wins(void)
+{
+	const char *rt = "\"runtimeConfig\":{\"bandwidth\":{\"egressRate\":5,\"egressBurst\":6}}";
+	char buf[512];
+	struct cni_conf c;
+	struct cni_err e;
+
+	snprintf(buf, sizeof(buf), CONF(",\"ingressRate\":null,%s"), rt);
+	EXPECT(!parse(buf, &c, &e) && !cni_limits_any(&c.lim), "ingressRate null: %s", e.details);
+	snprintf(buf, sizeof(buf), CONF(",\"shapedSubnets\":[\"10.0.0.0/8\"],%s"), rt);
+	EXPECT(!parse(buf, &c, &e) && !cni_limits_any(&c.lim), "a subnet list: %s", e.details);
+	snprintf(buf, sizeof(buf), CONF(",\"UnshapedSubnets\":null,%s"), rt);
+	EXPECT(!parse(buf, &c, &e) && !cni_limits_any(&c.lim), "unshapedSubnets null: %s", e.details);
+	snprintf(buf, sizeof(buf), CONF(",%s,\"runtimeConfig\":{\"bandwidth\":null}"), rt);
+	EXPECT(!parse(buf, &c, &e) && !cni_limits_any(&c.lim), "bandwidth null after: %s", e.details);
+	EXPECT(!parse(CONF(",\"runtimeConfig\":{\"bandwidth\":{\"egressRate\":5}},"
+			   "\"runtimeConfig\":{\"bandwidth\":{\"egressBurst\":6}}"), &c, &e) &&
+	       c.lim.egress_rate == 5 && c.lim.egress_burst == 6, "two runtimeConfigs: %s", e.details);
+	snprintf(buf, sizeof(buf), CONF(",%s,\"runtimeConfig\":null"), rt);
+	EXPECT(!parse(buf, &c, &e) && c.lim.egress_rate == 5, "runtimeConfig null after: %s", e.details);
+	EXPECT(parse(CONF(",\"shapedSubnets\":\"10.0.0.0/8\""), &c, &e) && e.code == 7,
+	       "a subnet list that is a string taken");
+	EXPECT(parse(CONF(",\"shapedSubnets\":[1]"), &c, &e) && e.code == 7,
+	       "a subnet that is a number taken");
+}
+
+static int subnets_check(const char *members, struct cni_err *e)
+{
+	char buf[512];
+	struct cni_conf c;
+
+	snprintf(buf, sizeof(buf), CONF(",%s"), members);
+	memset(e, 0, sizeof(*e));
+	return cni_conf_parse(buf, strlen(buf), &c, e) ?: cni_subnets_valid(&c, e);
+}
+
+/* The reference's subnet lists are checked, not enforced: a CIDR each, and
+ * not both lists at once, in the entry whose limits are used. */
+static void conf_subnets(void)
+{
+	static const struct { const char *members; const char *refused; } cases[] = {
+		{ "\"egressRate\":1,\"egressBurst\":1,\"shapedSubnets\":[\"10.0.0.0/8\",\"fd00::/8\"]", NULL },
+		{ "\"egressRate\":1,\"egressBurst\":1,\"shapedSubnets\":[\"10.0.0.0/8\"],\"unshapedSubnets\":[]", NULL },
+		{ "\"egressRate\":1,\"egressBurst\":1,\"shapedSubnets\":[\"10.0.0.0/33\"]", "bad subnet" },
+		{ "\"egressRate\":1,\"egressBurst\":1,\"unshapedSubnets\":[\"10.0.0.1\"]", "bad subnet" },
+		{ "\"egressRate\":1,\"egressBurst\":1,\"shapedSubnets\":[\"10.0.0.0/8\"],"
+		  "\"unshapedSubnets\":[\"fd00::/8\"]", "cannot be both specified" },
+		{ "\"runtimeConfig\":{\"bandwidth\":{\"egressRate\":1,\"egressBurst\":1,"
+		  "\"shapedSubnets\":[\"x\"]}}", "bad subnet" },
+		{ "\"egressRate\":1,\"egressBurst\":1,\"runtimeConfig\":{\"bandwidth\":{\"shapedSubnets\":[\"x\"]}}", NULL },
+		{ "\"egressRate\":1,\"egressBurst\":1,\"shapedSubnets\":[\"x\"],\"shapedSubnets\":null", NULL },
+	};
+	struct cni_err e;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int err = subnets_check(cases[i].members, &e);
+
+		EXPECT(cases[i].refused ? err && e.code == 7 && strstr(e.msg, cases[i].refused) : !err,
+		       "case %zu: %d %s (%s)", i, e.code, e.msg, e.details);
+	}
+}
+
 static void conf_invalid(void)
 {
 	static const struct { const char *conf; int code; const char *msg; } cases[] = {
@@ -147,12 +240,57 @@ static void conf_prev_exact(void)
 	EXPECT(!cni_result_host_ifname(doc_of(buf), "eth0"), "an interface in the sandbox is not the host's");
 }
 
+static int prev_check(const char *version, const char *prev, struct cni_err *e)
+{
+	char buf[1024];
+	struct cni_conf c;
+
+	snprintf(buf, sizeof(buf), "{\"cniVersion\":\"%s\",\"name\":\"n\",\"prevResult\":%s}", version, prev);
+	memset(e, 0, sizeof(*e));
+	return cni_conf_parse(buf, strlen(buf), &c, e) ?: cni_prev_valid(&c, e);
+}
+
+/* prevResult as the reference decodes it, into its version's Result. */
+static void prev_result(void)
+{
+	static const struct { const char *version, *prev; bool ok; } cases[] = {
+		{ "1.0.0", "{\"interfaces\":\"x\"}", false },
+		{ "1.0.0", "{\"cniVersion\":\"1.0.0\",\"interfaces\":[{\"name\":1}]}", false },
+		{ "1.0.0", "{\"cniVersion\":\"1.0.0\",\"interfaces\":[{\"mtu\":1.5}]}", false },
+		{ "1.0.0", "{\"cniVersion\":\"1.0.0\",\"ips\":[{\"address\":\"10.0.0.1\"}]}", false },
+		{ "1.0.0", "{\"cniVersion\":\"1.0.0\",\"ips\":[{\"address\":\"10.0.0.1/33\"}]}", false },
+		{ "1.0.0", "{\"cniVersion\":\"1.0.0\",\"ips\":[{\"address\":\"10.0.0.1/24\",\"gateway\":\"x\"}]}", false },
+		{ "1.0.0", "{\"cniVersion\":\"1.0.0\",\"routes\":[{\"dst\":\"::/0\",\"gw\":\"1.2.3\"}]}", false },
+		{ "1.0.0", "{\"cniVersion\":\"1.0.0\",\"dns\":{\"nameservers\":\"1.1.1.1\"}}", false },
+		{ "1.0.0", "{\"cniVersion\":\"0.4.0\"}", false },
+		{ "0.4.0", "{\"cniVersion\":\"1.0.0\"}", false },
+		{ "1.0.0", "{\"cniVersion\":\"\"}", false },
+		{ "1.0.0", "{\"Interfaces\":[{\"Name\":[]}]}", false },
+		{ "1.0.0", "{}", true },
+		{ "0.3.0", "{\"cniVersion\":\"0.3.1\",\"ips\":[{\"version\":\"4\",\"address\":\"10.0.0.2/24\"}]}", true },
+		{ "1.1.0", "{\"cniVersion\":\"1.0.0\",\"interfaces\":[{\"name\":\"veth1\",\"mac\":\"x\",\"mtu\":-1,"
+			   "\"sandbox\":null},null],\"ips\":[{\"interface\":0,\"address\":\"fd00::2/64\","
+			   "\"gateway\":\"fd00::1\"}],\"routes\":[{\"dst\":\"0.0.0.0/0\",\"gw\":\"10.0.0.1\","
+			   "\"table\":254}],\"dns\":{\"nameservers\":[\"10.0.0.10\"],\"domain\":\"x\"},\"x\":{}}", true },
+	};
+	struct cni_err e;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int err = prev_check(cases[i].version, cases[i].prev, &e);
+
+		EXPECT(cases[i].ok ? !err : err && e.code == 7, "case %zu: %d %s (%s)", i, e.code, e.msg,
+		       e.details);
+	}
+}
+
 static void versions(void)
 {
 	EXPECT(cni_version_cmp("1.0.0", "0.4.0") > 0 && cni_version_cmp("0.3.1", "0.4.0") < 0 &&
 	       !cni_version_cmp("1.1.0", "1.1.0") && cni_version_cmp("0.10.0", "0.9.0") > 0, "order");
-	EXPECT(cni_version_supported("0.3.1") && cni_version_supported("1.1.0") &&
-	       !cni_version_supported("0.3.0") && !cni_version_supported("1.2.0"), "supported");
+	/* The reference's: every version from 0.3.0 on. */
+	EXPECT(cni_version_supported("0.3.0") && cni_version_supported("0.3.1") &&
+	       cni_version_supported("1.1.0") && !cni_version_supported("0.2.0") &&
+	       !cni_version_supported("1.2.0"), "supported");
 }
 
 static void records(void)
@@ -169,6 +307,97 @@ static void records(void)
 	EXPECT(!r->pod_namespace[0] && !r->pod_name[0], "pod of a record without one: %s/%s",
 	       r->pod_namespace, r->pod_name);
 	EXPECT(bq_pod_record_parse("{\"network\":\"n\"}", 16, r), "a record without its fields");
+	free(r);
+}
+
+/* A /run of the test's own, where records go; false if it cannot have one. */
+static bool private_run(void)
+{
+	return !geteuid() && !unshare(CLONE_NEWNS) &&
+	       !mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) &&
+	       !mount("tmpfs", "/run", "tmpfs", 0, NULL);
+}
+
+static int dir_entries(const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *de;
+	int n = 0;
+
+	while (d && (de = readdir(d)))
+		n += de->d_name[0] != '.';
+	if (d)
+		closedir(d);
+	return n;
+}
+
+/* A record as cmd_add fills it, for a pod named pod_name (cut as it cuts). */
+static void pod_record(struct bq_pod_record *r, const char *cid, const char *ifname,
+		       const char *netns, const char *pod_name)
+{
+	memset(r, 0, sizeof(*r));
+	snprintf(r->network, sizeof(r->network), "n");
+	snprintf(r->container_id, sizeof(r->container_id), "%s", cid);
+	snprintf(r->ifname, sizeof(r->ifname), "%s", ifname);
+	snprintf(r->netns, sizeof(r->netns), "%s", netns);
+	snprintf(r->pod_name, sizeof(r->pod_name), "%s", pod_name);
+	r->p.n = 1;
+	r->p.q[0] = (struct bq_pod_qdisc){ .role = "egress", .in_pod = true, .netns_cookie = 9,
+					   .ifindex = 2 };
+	snprintf(r->p.q[0].dev, sizeof(r->p.q[0].dev), "%s", ifname);
+	snprintf(r->p.q[0].kind, sizeof(r->p.q[0].kind), "bpf_hbm");
+}
+
+static int gc_drop(struct bq_pod_record *r, void *arg)
+{
+	(*(int *)arg)++;
+	bq_pod_record_drop(r->container_id, r->ifname);
+	return 0;
+}
+
+/* Whatever names a runtime passes, a record reads back as written, by DEL
+ * (its attachment's name), by GC and pods (the directory's list), and GC's
+ * drop by the names read back removes it. */
+static void records_any_name(void)
+{
+	char not_utf8[256], cut[256];
+	struct bq_pod_record *w = malloc(sizeof(*w)), *r = malloc(sizeof(*r));
+	struct { const char *cid, *ifname, *netns, *pod; } c[5];
+	int n = sizeof(c) / sizeof(c[0]), seen = 0;
+
+	if (!private_run()) {
+		printf("SKIP cni/records_any_name: needs root and mount namespaces\n");
+		free(w);
+		free(r);
+		return;
+	}
+	memset(not_utf8, 0xff, 255);
+	not_utf8[255] = 0;
+	/* "ab" and 200 é, cut at byte 255 as a 256-byte field cuts it: mid-é. */
+	memcpy(cut, "ab", 2);
+	for (int i = 2; i < 255; i += 2)
+		memcpy(cut + i, "\xc3\xa9", 2);
+	cut[255] = 0;
+	c[0] = (typeof(c[0])){ "c1", "eth0", "/run/netns/a", not_utf8 };
+	c[1] = (typeof(c[0])){ "c2", "eth0", "/run/netns/b", cut };
+	c[2] = (typeof(c[0])){ "c3", "e\xffth\xe2\x82", "/run/netns/\xfe", "web" };
+	c[3] = (typeof(c[0])){ "c4", "net1", "/run/netns/d", "web" };
+	c[4] = (typeof(c[0])){ "c4", "net1.tmp", "/run/netns/d", "web" };
+	for (int i = 0; i < n; i++) {
+		pod_record(w, c[i].cid, c[i].ifname, c[i].netns, c[i].pod);
+		EXPECT(!bq_pod_record_save(w), "save %d: %s", i, bq_last_error());
+	}
+	for (int i = 0; i < n; i++) {
+		pod_record(w, c[i].cid, c[i].ifname, c[i].netns, c[i].pod);
+		EXPECT(!bq_pod_record_load(c[i].cid, c[i].ifname, r) && !strcmp(r->ifname, w->ifname) &&
+		       !strcmp(r->pod_name, w->pod_name) && !strcmp(r->netns, w->netns) &&
+		       !strcmp(r->p.q[0].dev, w->p.q[0].dev), "record %d does not read back", i);
+	}
+	bq_pod_records_each(gc_drop, &seen);
+	EXPECT(seen == n, "GC and pods see %d records of %d", seen, n);
+	EXPECT(!dir_entries(BQ_POD_STATE_DIR), "%d files left after GC's drops",
+	       dir_entries(BQ_POD_STATE_DIR));
+	free(w);
 	free(r);
 }
 
@@ -257,10 +486,15 @@ int main(void)
 	RUN(json_strict);
 	RUN(json_values);
 	RUN(conf_limits);
+	RUN(conf_fold);
+	RUN(conf_which_wins);
+	RUN(conf_subnets);
 	RUN(conf_invalid);
 	RUN(conf_prev_exact);
+	RUN(prev_result);
 	RUN(versions);
 	RUN(records);
+	RUN(records_any_name);
 	RUN(pod_labels);
 	RUN(conflist);
 	return unit_failed;

@@ -42,6 +42,8 @@ void cni_err_print(FILE *f, const char *version, const struct cni_err *e);
 /* The versions this plugin speaks, oldest first; NULL-terminated. */
 extern const char *const cni_versions[];
 bool cni_version_supported(const char *v);
+/* The versions as a list for people: "0.3.0, 0.3.1, ...". */
+const char *cni_versions_text(void);
 /* <0, 0, >0 as a sorts before, equal to or after b ("1.0.0" > "0.4.0"). */
 int cni_version_cmp(const char *a, const char *b);
 
@@ -56,6 +58,9 @@ struct cni_conf {
 	char version[16];
 	char name[256];
 	struct cni_limits lim;
+	/* shapedSubnets, unshapedSubnets of the entry lim is from; checked,
+	 * not enforced. .p NULL if none. */
+	struct bq_cj_span subnets[2];
 	struct bq_cj_span doc;
 	struct bq_cj_span prev;		/* prevResult as sent; .p NULL if none */
 	struct bq_cj_span attachments;	/* GC's cni.dev/valid-attachments */
@@ -67,8 +72,32 @@ struct cni_conf {
  * this plugin does not speak, 7: invalid).
  */
 int cni_conf_parse(const char *buf, size_t n, struct cni_conf *c, struct cni_err *e);
+/* The reference's check of its subnet lists, which this plugin does not
+ * shape by: a CIDR each, not both lists. 0, or -1 with *e set (code 7). */
+int cni_subnets_valid(const struct cni_conf *c, struct cni_err *e);
 /* The reference's rule for one direction: 0, or -1 with *e set (code 7). */
 int cni_limit_valid(uint64_t rate, uint64_t burst, const char *dir, struct cni_err *e);
+
+/*
+ * Whether a member's name (key, a JSON string) is name to Go's decoder,
+ * which the reference decodes with: upper-cased both (Go 1.21's
+ * encoding/json), so a letter in either case, and U+017F (long s) for an
+ * s, U+0131 (dotless i) for an i, which upper-case to S and I.
+ */
+bool cni_name_is(struct bq_cj_span key, const char *name);
+/*
+ * obj's member name as Go's decoder, the reference's, finds it: whatever
+ * the case of its name, the last; with keep_on_null, the last that is not
+ * null (null leaves a Go string or number as it was). true if found.
+ */
+bool cni_member(struct bq_cj_span obj, const char *name, bool keep_on_null, struct bq_cj_span *out);
+
+/* Whether c's prevResult is what the reference's decoder takes as a Result
+ * of c's version: 0 (also when there is none), or -1 with *e set (code 7). */
+int cni_prev_valid(const struct cni_conf *c, struct cni_err *e);
+
+/* Whether v is a string Go's net.ParseCIDR takes: ADDRESS/BITS. */
+bool cni_go_cidr(struct bq_cj_span v);
 
 /* The host-side interfaces (no "sandbox") of a result: a name each time. */
 bool cni_result_host_ifname(struct bq_cj_span result, const char *name);

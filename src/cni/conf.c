@@ -3,14 +3,26 @@
  * The network config a runtime sends on stdin: the reference bandwidth
  * plugin's fields and rules (a drop-in), the CNI versions, the errors.
  */
+#include <ctype.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "cni.h"
 #include "lib.h"
 
-const char *const cni_versions[] = { "0.3.1", "0.4.0", "1.0.0", "1.1.0", NULL };
+/* The reference plugin's: every version from 0.3.0 on. */
+const char *const cni_versions[] = { "0.3.0", "0.3.1", "0.4.0", "1.0.0", "1.1.0", NULL };
+
+const char *cni_versions_text(void)
+{
+	static char text[64];
+
+	for (size_t i = 0, at = 0; cni_versions[i] && at < sizeof(text); i++)
+		at += snprintf(text + at, sizeof(text) - at, "%s%s", i ? ", " : "", cni_versions[i]);
+	return text;
+}
 
 int cni_fail(struct cni_err *e, int code, const char *msg, const char *fmt, ...)
 {
@@ -96,29 +108,146 @@ int cni_limit_valid(uint64_t rate, uint64_t burst, const char *dir, struct cni_e
 	return 0;
 }
 
-/* Member name of obj as a u64 into *out, if there (null counts as absent). */
-static int read_u64(struct bq_cj_span obj, const char *name, uint64_t *out, bool *seen,
-		    struct cni_err *e)
+bool cni_name_is(struct bq_cj_span key, const char *name)
 {
-	struct bq_cj_span v;
+	char buf[128];
+	const char *k = buf;
 
-	if (!bq_cj_member(obj, name, &v) || bq_cj_type(v) == BQ_CJ_NULL)
+	if (bq_cj_string(key, buf, sizeof(buf)))
+		return false;
+	for (; *name; name++) {
+		int c = tolower((unsigned char)*name);
+
+		if ((c == 's' && !strncmp(k, "\xc5\xbf", 2)) || (c == 'i' && !strncmp(k, "\xc4\xb1", 2)))
+			k += 2;
+		else if (*k && tolower((unsigned char)*k) == c)
+			k++;
+		else
+			return false;
+	}
+	return !*k;
+}
+
+struct member_of {
+	const char *name;
+	bool keep_on_null;
+};
+
+static bool go_field(struct bq_cj_span key, struct bq_cj_span val, const void *arg)
+{
+	const struct member_of *m = arg;
+
+	return cni_name_is(key, m->name) && !(m->keep_on_null && bq_cj_type(val) == BQ_CJ_NULL);
+}
+
+bool cni_member(struct bq_cj_span obj, const char *name, bool keep_on_null, struct bq_cj_span *out)
+{
+	struct member_of m = { name, keep_on_null };
+
+	return bq_cj_member_if(obj, go_field, &m, out);
+}
+
+/* A bandwidth entry as Go fills the reference's: present once any of its
+ * members is, even null (Go then makes the entry), the limits as set. */
+struct bw_entry {
+	bool present;
+	struct cni_limits lim;
+	struct bq_cj_span subnets[2];
+};
+
+static const struct {
+	const char *name;
+	size_t off;
+} limit_fields[] = {
+	{ "ingressRate", offsetof(struct cni_limits, ingress_rate) },
+	{ "ingressBurst", offsetof(struct cni_limits, ingress_burst) },
+	{ "egressRate", offsetof(struct cni_limits, egress_rate) },
+	{ "egressBurst", offsetof(struct cni_limits, egress_burst) },
+};
+
+/* The reference's subnet lists, in the order of struct cni_conf's: this
+ * plugin does not shape by subnet, but checks them as the reference does. */
+static const char *const subnet_fields[] = { "shapedSubnets", "unshapedSubnets" };
+
+/* A subnet list's type, which Go's decoder checks. */
+static int subnet_list(struct bq_cj_span v, const char *name, struct cni_err *e)
+{
+	struct bq_cj_span s;
+	struct bq_cj_iter it;
+
+	if (bq_cj_type(v) == BQ_CJ_NULL)
 		return 0;
-	if (bq_cj_u64(v, out))
+	if (bq_cj_type(v) != BQ_CJ_ARRAY)
 		return cni_fail(e, CNI_ERR_CONFIG, "invalid network config",
-				"%s must be an integer from 0 to 18446744073709551615, not %.*s", name,
-				(int)(v.n > 40 ? 40 : v.n), v.p);
-	*seen = true;
+				"%s must be a list of strings", name);
+	bq_cj_iter_init(&it, v);
+	while (bq_cj_next(&it, NULL, &s))
+		if (bq_cj_type(s) != BQ_CJ_STRING)
+			return cni_fail(e, CNI_ERR_CONFIG, "invalid network config",
+					"%s must be a list of strings", name);
 	return 0;
 }
 
-static int read_limits(struct bq_cj_span obj, struct cni_limits *l, bool *seen, struct cni_err *e)
+/* Member k: v into entry b if it is one of an entry's: 1 if it is, 0 if
+ * not, -1 (*e set) if its value is not what Go takes. Null leaves a limit
+ * as it was. */
+static int entry_member(struct bq_cj_span k, struct bq_cj_span v, struct bw_entry *b,
+			struct cni_err *e)
 {
-	*seen = false;
-	return read_u64(obj, "ingressRate", &l->ingress_rate, seen, e) ?:
-	       read_u64(obj, "ingressBurst", &l->ingress_burst, seen, e) ?:
-	       read_u64(obj, "egressRate", &l->egress_rate, seen, e) ?:
-	       read_u64(obj, "egressBurst", &l->egress_burst, seen, e);
+	uint64_t x;
+
+	for (size_t i = 0; i < sizeof(limit_fields) / sizeof(limit_fields[0]); i++) {
+		if (!cni_name_is(k, limit_fields[i].name))
+			continue;
+		if (bq_cj_type(v) == BQ_CJ_NULL)
+			return 1;
+		if (bq_cj_u64(v, &x))
+			return cni_fail(e, CNI_ERR_CONFIG, "invalid network config",
+					"%s must be an integer from 0 to 18446744073709551615, not %.*s",
+					limit_fields[i].name, (int)(v.n > 40 ? 40 : v.n), v.p);
+		*(uint64_t *)((char *)&b->lim + limit_fields[i].off) = x;
+		return 1;
+	}
+	for (size_t i = 0; i < sizeof(subnet_fields) / sizeof(subnet_fields[0]); i++) {
+		if (!cni_name_is(k, subnet_fields[i]))
+			continue;
+		if (subnet_list(v, subnet_fields[i], e))
+			return -1;
+		/* A Go slice: null empties it, a list replaces it. */
+		b->subnets[i] = bq_cj_type(v) == BQ_CJ_NULL ? (struct bq_cj_span){} : v;
+		return 1;
+	}
+	return 0;
+}
+
+/* runtimeConfig, a struct in Go: a second one adds to the first; its
+ * bandwidth a pointer: null drops it, a second adds to the first. */
+static int read_runtime(struct bq_cj_span rc, struct bw_entry *rt, struct cni_err *e)
+{
+	struct bq_cj_span k, v, k2, v2;
+	struct bq_cj_iter it, it2;
+
+	if (bq_cj_type(rc) != BQ_CJ_OBJECT)
+		return cni_fail(e, CNI_ERR_CONFIG, "invalid network config",
+				"runtimeConfig must be an object");
+	bq_cj_iter_init(&it, rc);
+	while (bq_cj_next(&it, &k, &v)) {
+		if (!cni_name_is(k, "bandwidth"))
+			continue;
+		if (bq_cj_type(v) == BQ_CJ_NULL) {
+			*rt = (struct bw_entry){};
+			continue;
+		}
+		if (bq_cj_type(v) != BQ_CJ_OBJECT)
+			return cni_fail(e, CNI_ERR_CONFIG, "invalid network config",
+					"runtimeConfig.bandwidth must be an object");
+		rt->present = true;
+		bq_cj_iter_init(&it2, v);
+		while (bq_cj_next(&it2, &k2, &v2))
+			if (entry_member(k2, v2, rt, e) < 0)
+				return -1;
+	}
+	return 0;
 }
 
 /* An optional member that must have type t when present (null: absent). */
@@ -129,7 +258,8 @@ static int optional(struct bq_cj_span obj, const char *name, enum bq_cj_type t,
 					     [BQ_CJ_STRING] = "a string" };
 
 	*out = (struct bq_cj_span){ NULL, 0 };
-	if (!bq_cj_member(obj, name, out) || bq_cj_type(*out) == BQ_CJ_NULL) {
+	/* Null leaves a string as it was; it empties a map or a list. */
+	if (!cni_member(obj, name, t == BQ_CJ_STRING, out) || bq_cj_type(*out) == BQ_CJ_NULL) {
 		out->p = NULL;
 		return 0;
 	}
@@ -153,25 +283,71 @@ static int read_version(struct bq_cj_span doc, struct cni_conf *c, struct cni_er
 			bq_cj_string(v, given, sizeof(given));
 		c->version[0] = '\0';
 		return cni_fail(e, CNI_ERR_VERSION, "incompatible CNI versions",
-				"config is \"%s\", plugin supports 0.3.1, 0.4.0, 1.0.0, 1.1.0", given);
+				"config is \"%s\", plugin supports %s", given, cni_versions_text());
 	}
 	return 0;
 }
 
-static int read_bandwidth(struct bq_cj_span doc, struct cni_limits *l, struct cni_err *e)
+/* The limits from the top level if it has any of an entry's members,
+ * else from runtimeConfig.bandwidth, as the reference takes them. */
+static int read_bandwidth(struct bq_cj_span doc, struct cni_conf *c, struct cni_err *e)
 {
-	struct bq_cj_span rc, bw;
-	bool top, runtime;
+	struct bw_entry top = {}, rt = {};
+	struct bq_cj_span k, v;
+	struct bq_cj_iter it;
 
-	if (read_limits(doc, l, &top, e))
-		return -1;
-	if (top)
-		return 0;
-	if (optional(doc, "runtimeConfig", BQ_CJ_OBJECT, &rc, e) ||
-	    (rc.p && optional(rc, "bandwidth", BQ_CJ_OBJECT, &bw, e)))
-		return -1;
-	if (rc.p && bw.p && read_limits(bw, l, &runtime, e))
-		return -1;
+	bq_cj_iter_init(&it, doc);
+	while (bq_cj_next(&it, &k, &v)) {
+		int is = entry_member(k, v, &top, e);
+
+		if (is < 0)
+			return -1;
+		top.present |= is;
+		if (!is && cni_name_is(k, "runtimeConfig") && bq_cj_type(v) != BQ_CJ_NULL &&
+		    read_runtime(v, &rt, e))
+			return -1;
+	}
+	if (!top.present)
+		top = rt;
+	c->lim = top.lim;
+	memcpy(c->subnets, top.subnets, sizeof(c->subnets));
+	return 0;
+}
+
+static int subnets_cidr(struct bq_cj_span list, const char *name, struct cni_err *e)
+{
+	struct bq_cj_span s;
+	struct bq_cj_iter it;
+
+	bq_cj_iter_init(&it, list);
+	while (bq_cj_next(&it, NULL, &s))
+		if (!cni_go_cidr(s))
+			return cni_fail(e, CNI_ERR_CONFIG, "bad subnet provided",
+					"%s: %.*s is not ADDRESS/BITS", name, (int)(s.n > 64 ? 64 : s.n),
+					s.p);
+	return 0;
+}
+
+static bool list_empty(struct bq_cj_span list)
+{
+	struct bq_cj_span s;
+	struct bq_cj_iter it;
+
+	if (!list.p)
+		return true;
+	bq_cj_iter_init(&it, list);
+	return !bq_cj_next(&it, NULL, &s);
+}
+
+int cni_subnets_valid(const struct cni_conf *c, struct cni_err *e)
+{
+	if (!list_empty(c->subnets[0]) && !list_empty(c->subnets[1]))
+		return cni_fail(e, CNI_ERR_CONFIG,
+				"unshapedSubnets and shapedSubnets cannot be both specified",
+				"one of them should be discarded");
+	for (size_t i = 0; i < sizeof(subnet_fields) / sizeof(subnet_fields[0]); i++)
+		if (c->subnets[i].p && subnets_cidr(c->subnets[i], subnet_fields[i], e))
+			return -1;
 	return 0;
 }
 
@@ -191,28 +367,10 @@ int cni_conf_parse(const char *buf, size_t n, struct cni_conf *c, struct cni_err
 	if (name.p && bq_cj_string(name, c->name, sizeof(c->name)))
 		return cni_fail(e, CNI_ERR_CONFIG, "invalid network config",
 				"name is longer than %zu bytes", sizeof(c->name) - 1);
-	if (read_bandwidth(c->doc, &c->lim, e) ||
+	if (read_bandwidth(c->doc, c, e) ||
 	    optional(c->doc, "prevResult", BQ_CJ_OBJECT, &c->prev, e) ||
 	    optional(c->doc, "cni.dev/valid-attachments", BQ_CJ_ARRAY, &c->attachments, e))
 		return -1;
 	return cni_limit_valid(c->lim.ingress_rate, c->lim.ingress_burst, "ingress", e) ?:
 	       cni_limit_valid(c->lim.egress_rate, c->lim.egress_burst, "egress", e);
-}
-
-bool cni_result_host_ifname(struct bq_cj_span result, const char *name)
-{
-	struct bq_cj_span ifaces, iface, v;
-	struct bq_cj_iter it;
-
-	if (!bq_cj_member(result, "interfaces", &ifaces) || bq_cj_type(ifaces) != BQ_CJ_ARRAY)
-		return false;
-	bq_cj_iter_init(&it, ifaces);
-	while (bq_cj_next(&it, NULL, &iface)) {
-		bool in_sandbox = bq_cj_member(iface, "sandbox", &v) && bq_cj_type(v) == BQ_CJ_STRING &&
-				  v.n > 2;
-
-		if (!in_sandbox && bq_cj_member(iface, "name", &v) && bq_cj_string_is(v, name))
-			return true;
-	}
-	return false;
 }

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "enforce.h"
+#include "hbm.h"
 #include "police.h"
 #include "lib.h"
 
@@ -57,6 +58,13 @@
 #define POD_RING_SLOTS		256
 #define POD_LIMIT		(POD_RING_SLOTS - 1)
 #define POD_BURST_MAX_DIV	5	/* the burst: at most 1/5 s of the rate */
+/*
+ * bpf_hbm's highest rate, bit/s. Its clock moves by len / rate in ns: at
+ * 100 Gbit/s a 1500-byte packet is 120 ns, at Kubernetes' most, 1 Pbit/s,
+ * 0.012 ns, which it cannot pace. Holding the pod at 100 Gbit/s instead
+ * would be a limit nobody asked for; so a rate above is refused.
+ */
+#define POD_MAX_RATE		(HBM_MAX_RATE_MBPS * 1000000ULL)
 
 /* A direction's limit in bpf_hbm's and pod_police's units. */
 struct pod_rate {
@@ -73,6 +81,21 @@ static struct pod_rate pod_rate(uint64_t rate_bits, uint64_t burst_bits)
 
 	return (struct pod_rate){ .rate = rate, .bytes_per_s = rate / 8,
 				  .burst = burst < cap ? burst : cap };
+}
+
+static int rate_enforceable(uint64_t rate, const char *dir, struct cni_err *e)
+{
+	if (rate <= POD_MAX_RATE)
+		return 0;
+	return cni_fail(e, CNI_ERR_CONFIG, "rate above what bpf_hbm can enforce",
+			"%sRate is %llu bit/s; bpf_hbm paces at most %llu Gbit/s", dir,
+			(unsigned long long)rate, (unsigned long long)POD_MAX_RATE / 1000000000);
+}
+
+int pod_limit_enforceable(const struct cni_limits *lim, struct cni_err *e)
+{
+	return rate_enforceable(lim->ingress_rate, "ingress", e) ?:
+	       rate_enforceable(lim->egress_rate, "egress", e);
 }
 
 static const struct bq_kind *pod_kind(void)

@@ -25,6 +25,9 @@ struct pod_link {
 /* STATUS, and before ADD: this kernel runs BPF qdiscs and the recipe's kinds
  * are loaded (loaded here if not). 0, or -1 with *e set (code 50). */
 int pod_limit_ready(struct cni_err *e);
+/* Whether the recipe can hold lim's rates: 0, or -1 with *e set (code 7,
+ * saying why). */
+int pod_limit_enforceable(const struct cni_limits *lim, struct cni_err *e);
 /* Puts lim in force for the pod; *p says where. On failure nothing is left
  * (-1, *e set). */
 int pod_limit_apply(const struct pod_link *l, const struct cni_limits *lim,

@@ -70,11 +70,36 @@ static bool container_id_ok(const char *s)
 	return strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") == n;
 }
 
-static bool ifname_ok(const char *s)
+/* Go's unicode.IsSpace of the UTF-8 character s of n bytes. */
+static bool unicode_space(const unsigned char *s, size_t n)
 {
-	size_t n = strlen(s);
+	uint32_t cp = n == 1 ? s[0] : s[0] & (0x3f >> (n - 1));
 
-	return n && n < IF_NAMESIZE && strcmp(s, ".") && strcmp(s, "..") && !strpbrk(s, "/: \t\n");
+	for (size_t i = 1; i < n; i++)
+		cp = cp << 6 | (s[i] & 0x3f);
+	return (cp >= '\t' && cp <= '\r') || cp == ' ' || cp == 0x85 || cp == 0xa0 ||
+	       cp == 0x1680 || (cp >= 0x2000 && cp <= 0x200a) || cp == 0x2028 || cp == 0x2029 ||
+	       cp == 0x202f || cp == 0x205f || cp == 0x3000;
+}
+
+/* The reference's rule (libcni's ValidateInterfaceName): NULL, or why not.
+ * A byte that is not UTF-8 is no space there, so it passes. */
+static const char *ifname_invalid(const char *s)
+{
+	size_t len = strlen(s);
+
+	if (!len || len >= IF_NAMESIZE)
+		return "empty, or longer than 15 bytes";
+	if (!strcmp(s, ".") || !strcmp(s, ".."))
+		return ". or ..";
+	while (*s) {
+		size_t n = bq_utf8_len(s);
+
+		if (*s == '/' || *s == ':' || (n && unicode_space((const void *)s, n)))
+			return "contains / or : or whitespace characters";
+		s += n ?: 1;
+	}
+	return NULL;
 }
 
 /* The variables cmd needs (SPEC.md, "Parameters"). */
@@ -82,6 +107,7 @@ static int read_env(struct cni_env *env, struct cni_err *e)
 {
 	bool att = strcmp(env->command, "GC") && strcmp(env->command, "STATUS");
 	bool ns = att && strcmp(env->command, "DEL");
+	const char *why;
 
 	env->container_id = getenv("CNI_CONTAINERID");
 	env->netns = getenv("CNI_NETNS");
@@ -90,8 +116,9 @@ static int read_env(struct cni_env *env, struct cni_err *e)
 	if (att && (!env->container_id || !container_id_ok(env->container_id)))
 		return cni_fail(e, CNI_ERR_ENV, "invalid CNI_CONTAINERID",
 				"'%s': [A-Za-z0-9][A-Za-z0-9_.-]*, at most 200", env->container_id ?: "");
-	if (att && (!env->ifname || !ifname_ok(env->ifname)))
-		return cni_fail(e, CNI_ERR_ENV, "invalid CNI_IFNAME", "'%s'", env->ifname ?: "");
+	if (att && (!env->ifname || (why = ifname_invalid(env->ifname))))
+		return cni_fail(e, CNI_ERR_ENV, "invalid CNI_IFNAME", "'%s': %s", env->ifname ?: "",
+				env->ifname ? why : "not set");
 	if (ns && (!env->netns || !env->netns[0]))
 		return cni_fail(e, CNI_ERR_ENV, "required env variables [CNI_NETNS] missing", "%s",
 				"");
@@ -155,10 +182,14 @@ static int cmd_add(const struct cni_conf *c, const struct cni_env *env, struct c
 	struct pod_link l;
 	int err;
 
+	if (cni_prev_valid(c, e))
+		return -1;
 	if (!cni_limits_any(&c->lim)) {
 		print_prev(c);
 		return 0;
 	}
+	if (cni_subnets_valid(c, e) || pod_limit_enforceable(&c->lim, e))
+		return -1;
 	if (!c->prev.p)
 		return cni_fail(e, CNI_ERR_CONFIG, "must be called as chained plugin",
 				"limits and no prevResult");
@@ -192,8 +223,12 @@ static int cmd_check(const struct cni_conf *c, const struct cni_env *env, struct
 {
 	struct pod_link l;
 
+	if (cni_prev_valid(c, e))
+		return -1;
 	if (!cni_limits_any(&c->lim))
 		return 0;
+	if (cni_subnets_valid(c, e) || pod_limit_enforceable(&c->lim, e))
+		return -1;
 	if (!c->prev.p)
 		return cni_fail(e, CNI_ERR_CONFIG, "must be called as chained plugin",
 				"limits and no prevResult");
@@ -228,15 +263,32 @@ struct gc_ctx {
 	int failed;
 };
 
+/* s as a runtime's JSON has it: Go's encoder makes each byte that is not
+ * UTF-8 a U+FFFD. buf holds 3 bytes a byte of s. */
+static const char *as_json_has(const char *s, char *buf)
+{
+	char *at = buf;
+
+	for (size_t n; *s; s += n ?: 1) {
+		n = bq_utf8_len(s);
+		memcpy(at, n ? s : "\xef\xbf\xbd", n ?: 3);
+		at += n ?: 3;
+	}
+	*at = 0;
+	return buf;
+}
+
 static bool attachment_valid(const struct cni_conf *c, const struct bq_pod_record *r)
 {
+	char ifname[3 * sizeof(r->ifname)];
 	struct bq_cj_span a, v;
 	struct bq_cj_iter it;
 
+	as_json_has(r->ifname, ifname);
 	bq_cj_iter_init(&it, c->attachments);
 	while (bq_cj_next(&it, NULL, &a))
-		if (bq_cj_member(a, "containerID", &v) && bq_cj_string_is(v, r->container_id) &&
-		    bq_cj_member(a, "ifname", &v) && bq_cj_string_is(v, r->ifname))
+		if (cni_member(a, "containerID", true, &v) && bq_cj_string_is(v, r->container_id) &&
+		    cni_member(a, "ifname", true, &v) && bq_cj_string_is(v, ifname))
 			return true;
 	return false;
 }
@@ -278,7 +330,7 @@ static void cmd_version(const char *buf, size_t n)
 	char version[16];
 	const char *why;
 
-	if (bq_cj_parse(buf, n, &doc, &why) || !bq_cj_member(doc, "cniVersion", &v) ||
+	if (bq_cj_parse(buf, n, &doc, &why) || !cni_member(doc, "cniVersion", true, &v) ||
 	    bq_cj_string(v, version, sizeof(version)) || !cni_version_supported(version))
 		snprintf(version, sizeof(version), "1.1.0");
 	print_version(version);
@@ -345,8 +397,8 @@ static int tool(int argc, char **argv)
 		return BQ_EXIT_FAIL;
 	}
 	if (!strcmp(argv[1], "--version")) {
-		printf("bpfqdisc-bandwidth %s, CNI protocol versions 0.3.1, 0.4.0, 1.0.0, 1.1.0\n",
-		       BQ_VERSION);
+		printf("bpfqdisc-bandwidth %s, CNI protocol versions %s\n", BQ_VERSION,
+		       cni_versions_text());
 		return 0;
 	}
 	usage(strcmp(argv[1], "--help") && strcmp(argv[1], "-h") ? stderr : stdout);

@@ -15,14 +15,28 @@
 #include <string.h>
 #include "lib.h"
 
+/* s as one word of a line: a name of the runtime's or of a pod's may hold
+ * blanks, line feeds or terminal escapes, which must not reach the admin's
+ * terminal as such. */
+static void print_word(const char *s, char sep)
+{
+	char word[BQ_TEXT_LEN(strlen(s))];
+
+	printf("%s%c", bq_text_str(s, word, sizeof(word)), sep);
+}
+
 static int print_text(struct bq_pod_record *r, void *arg)
 {
 	for (int i = 0; i < r->p.n; i++) {
 		const struct bq_pod_qdisc *q = &r->p.q[i];
 
-		printf("%s %s %s %s %s netns %llu ifindex %d %s\n", r->network, r->container_id,
-		       r->ifname, q->role, q->dev, (unsigned long long)q->netns_cookie, q->ifindex,
-		       q->kind);
+		print_word(r->network, ' ');
+		print_word(r->container_id, ' ');
+		print_word(r->ifname, ' ');
+		print_word(q->role, ' ');
+		print_word(q->dev, ' ');
+		printf("netns %llu ifindex %d ", (unsigned long long)q->netns_cookie, q->ifindex);
+		print_word(q->kind, '\n');
 	}
 	return 0;
 }

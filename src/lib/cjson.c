@@ -375,7 +375,8 @@ bool bq_cj_string_is(struct bq_cj_span v, const char *s)
 	return strlen(s) < sizeof(buf) - 1 && !bq_cj_string(v, buf, sizeof(buf)) && !strcmp(buf, s);
 }
 
-bool bq_cj_member(struct bq_cj_span obj, const char *key, struct bq_cj_span *out)
+bool bq_cj_member_if(struct bq_cj_span obj, bq_cj_match_fn match, const void *arg,
+		     struct bq_cj_span *out)
 {
 	struct bq_cj_span k, v;
 	struct bq_cj_iter it;
@@ -385,11 +386,21 @@ bool bq_cj_member(struct bq_cj_span obj, const char *key, struct bq_cj_span *out
 		return false;
 	bq_cj_iter_init(&it, obj);
 	while (bq_cj_next(&it, &k, &v))
-		if (bq_cj_string_is(k, key)) {
+		if (match(k, v, arg)) {
 			*out = v;
 			found = true;
 		}
 	return found;
+}
+
+static bool key_is(struct bq_cj_span key, struct bq_cj_span val, const void *name)
+{
+	return bq_cj_string_is(key, name);
+}
+
+bool bq_cj_member(struct bq_cj_span obj, const char *key, struct bq_cj_span *out)
+{
+	return bq_cj_member_if(obj, key_is, key, out);
 }
 
 int bq_cj_u64(struct bq_cj_span v, uint64_t *out)

@@ -10,9 +10,9 @@
 #include <string.h>
 #include "lib.h"
 
-/* The length of the valid UTF-8 sequence at s, or 0 if there is none. */
-static size_t utf8_len(const unsigned char *s)
+size_t bq_utf8_len(const char *str)
 {
+	const unsigned char *s = (const unsigned char *)str;
 	size_t n = s[0] < 0x80 ? 1 : s[0] >= 0xc2 && s[0] <= 0xdf ? 2 :
 		   s[0] >= 0xe0 && s[0] <= 0xef ? 3 : s[0] >= 0xf0 && s[0] <= 0xf4 ? 4 : 0;
 
@@ -37,7 +37,7 @@ static void quoted(FILE *f, const char *str, bool json)
 
 	fputc('"', f);
 	while (*s) {
-		size_t n = utf8_len(s);
+		size_t n = bq_utf8_len((const char *)s);
 
 		if (!n) {
 			fputs("\xef\xbf\xbd", f);
@@ -94,7 +94,7 @@ const char *bq_text_str(const char *str, char *buf, size_t len)
 	size_t used = 0;
 
 	while (*s) {
-		size_t n = utf8_len(s);
+		size_t n = bq_utf8_len((const char *)s);
 		bool plain = n && text_plain(s, n);
 
 		if (used + (plain ? n : 4) >= len)

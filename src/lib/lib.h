@@ -104,6 +104,8 @@ int bq_tc_plugin_commit(struct bq_tc_plugin *p, bool loaded);
 void bq_tc_plugin_remove(const struct bq_kind *k);
 
 /* --- output (json.c) --- */
+/* The length of the valid UTF-8 sequence at s (NUL-terminated), or 0 if there is none. */
+size_t bq_utf8_len(const char *s);
 /* s as a JSON string, quoted and escaped; invalid UTF-8 becomes U+FFFD. */
 void bq_json_str(FILE *f, const char *s);
 /* s as a Prometheus label value, quoted and escaped, likewise. */
@@ -138,6 +140,10 @@ enum bq_cj_type bq_cj_type(struct bq_cj_span v);
 /* An object's member of that name (the last, if repeated, as Go's decoder
  * takes it). true if found; *out is then its value. */
 bool bq_cj_member(struct bq_cj_span obj, const char *key, struct bq_cj_span *out);
+/* The last member for which match(its name, its value, arg) is true. */
+typedef bool (*bq_cj_match_fn)(struct bq_cj_span key, struct bq_cj_span val, const void *arg);
+bool bq_cj_member_if(struct bq_cj_span obj, bq_cj_match_fn match, const void *arg,
+		     struct bq_cj_span *out);
 
 /* Walks an object's members or an array's elements, in order. */
 struct bq_cj_iter {
@@ -512,7 +518,9 @@ bool bq_same_qdisc(const struct bq_instance *q, __u64 netns, const struct bq_qdi
  * --- pods (podrec.c) ---
  * What bpfqdisc-bandwidth, the CNI plugin (src/cni/), created per
  * attachment (container id and interface): a file of BQ_POD_STATE_DIR,
- * <containerID>:<ifname> (neither may hold a ':'), holding a JSON record.
+ * <containerID>:<ifname> (neither may hold a ':'), holding a JSON record;
+ * a name that is not UTF-8 is {"hex":"..."} there, so that any name reads
+ * back as it was.
  * The plugin's DEL reads it rather than trusting prevResult, its GC lists
  * them against cni.dev/valid-attachments, and bpfqdisc stats --prometheus
  * labels the series of a pod's qdiscs with its pod from it. Under /run:

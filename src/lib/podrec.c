@@ -15,9 +15,12 @@
 
 #define RECORD_MAX	65536
 
-static void record_path(char *buf, size_t len, const char *cid, const char *ifname)
+/* A record's file, or with tmp its writer's: a name starting with '.' is
+ * no record's (a container id starts with [A-Za-z0-9]), whatever the
+ * interface's name. */
+static void record_path(char *buf, size_t len, const char *cid, const char *ifname, bool tmp)
 {
-	snprintf(buf, len, "%s/%s:%s", BQ_POD_STATE_DIR, cid, ifname);
+	snprintf(buf, len, "%s/%s%s:%s", BQ_POD_STATE_DIR, tmp ? "." : "", cid, ifname);
 }
 
 static int make_dirs(void)
@@ -27,6 +30,31 @@ static int make_dirs(void)
 	if (mkdir(BQ_POD_STATE_DIR, 0700) && errno != EEXIST)
 		return -errno;
 	return 0;
+}
+
+static bool utf8_valid(const char *s)
+{
+	for (size_t n; *s; s += n)
+		if (!(n = bq_utf8_len(s)))
+			return false;
+	return true;
+}
+
+/*
+ * s as a JSON string; or, if it is not UTF-8, which JSON cannot hold, as
+ * {"hex":"..."}: a runtime's names (interface, netns, pod) are any bytes,
+ * and DEL and GC need them back as they were.
+ */
+static void write_str(FILE *f, const char *s)
+{
+	if (utf8_valid(s)) {
+		bq_json_str(f, s);
+		return;
+	}
+	fputs("{\"hex\":\"", f);
+	for (; *s; s++)
+		fprintf(f, "%02x", (unsigned char)*s);
+	fputs("\"}", f);
 }
 
 static void write_record(FILE *f, const struct bq_pod_record *r)
@@ -39,7 +67,7 @@ static void write_record(FILE *f, const struct bq_pod_record *r)
 
 	for (size_t i = 0; i < sizeof(str) / sizeof(str[0]); i++) {
 		fprintf(f, "%s\"%s\":", i ? "," : "{", str[i][0]);
-		bq_json_str(f, str[i][1]);
+		write_str(f, str[i][1]);
 	}
 	fputs(",\"qdiscs\":[", f);
 	for (int i = 0; i < r->p.n; i++) {
@@ -49,9 +77,9 @@ static void write_record(FILE *f, const struct bq_pod_record *r)
 		bq_json_str(f, q->role);
 		fprintf(f, ",\"inPod\":%s,\"netnsCookie\":%llu,\"ifindex\":%d,\"dev\":",
 			q->in_pod ? "true" : "false", (unsigned long long)q->netns_cookie, q->ifindex);
-		bq_json_str(f, q->dev);
+		write_str(f, q->dev);
 		fputs(",\"kind\":", f);
-		bq_json_str(f, q->kind);
+		write_str(f, q->kind);
 		fputc('}', f);
 	}
 	fputs("]}\n", f);
@@ -59,14 +87,14 @@ static void write_record(FILE *f, const struct bq_pod_record *r)
 
 int bq_pod_record_save(const struct bq_pod_record *r)
 {
-	char path[PATH_MAX], tmp[PATH_MAX + 8];
+	char path[PATH_MAX], tmp[PATH_MAX];
 	int err = make_dirs(), fd;
 	FILE *f;
 
 	if (err)
 		return bq_error(err, "%s: %s", BQ_POD_STATE_DIR, strerror(-err));
-	record_path(path, sizeof(path), r->container_id, r->ifname);
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	record_path(path, sizeof(path), r->container_id, r->ifname, false);
+	record_path(tmp, sizeof(tmp), r->container_id, r->ifname, true);
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	f = fd < 0 ? NULL : fdopen(fd, "w");
 	if (!f) {
@@ -84,11 +112,40 @@ int bq_pod_record_save(const struct bq_pod_record *r)
 	return 0;
 }
 
+static int hex_digit(char c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/* A string write_str() wrote, into buf: its bytes as they were. */
+static int str_value(struct bq_cj_span v, char *buf, size_t len)
+{
+	struct bq_cj_span hex;
+	size_t n;
+
+	if (bq_cj_type(v) == BQ_CJ_STRING)
+		return bq_cj_string(v, buf, len) ? -EINVAL : 0;
+	if (!bq_cj_member(v, "hex", &hex) || bq_cj_type(hex) != BQ_CJ_STRING)
+		return -EINVAL;
+	n = (hex.n - 2) / 2;
+	if (hex.n % 2 || n >= len)
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++) {
+		int hi = hex_digit(hex.p[1 + 2 * i]), lo = hex_digit(hex.p[2 + 2 * i]);
+
+		if (hi < 0 || lo < 0 || !(hi | lo))
+			return -EINVAL;
+		buf[i] = hi << 4 | lo;
+	}
+	buf[n] = 0;
+	return 0;
+}
+
 static int str_member(struct bq_cj_span obj, const char *name, char *buf, size_t len)
 {
 	struct bq_cj_span v;
 
-	return bq_cj_member(obj, name, &v) && !bq_cj_string(v, buf, len) ? 0 : -EINVAL;
+	return bq_cj_member(obj, name, &v) ? str_value(v, buf, len) : -EINVAL;
 }
 
 /* A member that records written before it came lack: "" then. */
@@ -97,7 +154,7 @@ static int str_optional(struct bq_cj_span obj, const char *name, char *buf, size
 	struct bq_cj_span v;
 
 	buf[0] = 0;
-	return !bq_cj_member(obj, name, &v) || !bq_cj_string(v, buf, len) ? 0 : -EINVAL;
+	return bq_cj_member(obj, name, &v) ? str_value(v, buf, len) : 0;
 }
 
 static int parse_qdisc(struct bq_cj_span o, struct bq_pod_qdisc *q)
@@ -163,7 +220,7 @@ int bq_pod_record_load(const char *container_id, const char *ifname, struct bq_p
 {
 	char path[PATH_MAX];
 
-	record_path(path, sizeof(path), container_id, ifname);
+	record_path(path, sizeof(path), container_id, ifname, false);
 	return load_path(path, r);
 }
 
@@ -171,7 +228,7 @@ void bq_pod_record_drop(const char *container_id, const char *ifname)
 {
 	char path[PATH_MAX];
 
-	record_path(path, sizeof(path), container_id, ifname);
+	record_path(path, sizeof(path), container_id, ifname, false);
 	unlink(path);
 }
 
@@ -184,9 +241,8 @@ int bq_pod_records_each(int (*fn)(struct bq_pod_record *r, void *arg), void *arg
 
 	while (d && r && !err && (de = readdir(d))) {
 		char path[PATH_MAX];
-		size_t len = strlen(de->d_name);
 
-		if (de->d_name[0] == '.' || (len > 4 && !strcmp(de->d_name + len - 4, ".tmp")))
+		if (de->d_name[0] == '.')	/* ., .. and writers' files */
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", BQ_POD_STATE_DIR, de->d_name);
 		if (!load_path(path, r))
