@@ -56,10 +56,13 @@
  */
 #include "bq/core.bpf.h"
 #include "bq/pool.bpf.h"
+/* The heap of throttled flows is in arena pages, beside the flows: fq_tq below. */
+#define BQ_TIMEQ_OPS_ONLY
 #include "bq/timeq.bpf.h"
 #include "bq/ids.bpf.h"
 #include "bq/list.bpf.h"
 #include "bq/keytab.bpf.h"
+#include "bq/pages.bpf.h"
 #include <bpf/bpf_endian.h>
 
 char LICENSE[] SEC("license") = "GPL";
@@ -177,13 +180,21 @@ struct fq_sched {
 	__u64 hash_key[2];		/* see fq_pkt_hash() */
 	__u64 limit_seen;		/* limit at the last dequeue: see fq_trim() */
 	__u32 trimming;			/* a lowered limit's trim is not done */
+	/* In arena pages allocated with use (bq/pages.bpf.h): */
+	struct bq_pages flows;		/* struct fq_flow by index (flow_ids) */
+	struct bq_pages buckets;	/* FQ_BUCKETS chains of the flow table */
+	struct bq_pages clocks;		/* FQ_CLOCK_SLOTS struct fq_clock */
+	struct bq_pages heap;		/* struct bq_tq_ent of delayed, by slot and by flow */
 };
 
 BQ_STATE(struct fq_sched);
 
-/* Flows and the hash table: a region of --ring-slots entries per instance. */
-BQ_SLOT_MAP(fq_flows, BPF_MAP_TYPE_ARRAY, u32, struct fq_flow, BQ_PER_RING, 0);
-BQ_SLOT_MAP(fq_buckets, BPF_MAP_TYPE_ARRAY, u32, __u32, BQ_PER_RING, 0);
+/*
+ * Chains of the flow table: 2^18, 4 bytes each in pages of 1024 allocated
+ * when a flow first hashes to one of their chains; a million flows make
+ * chains of 4 on average.
+ */
+#define FQ_BUCKET_BITS	18
 
 /*
  * The departure clock of each TCP socket we pace (fq_sk_clocked): the
@@ -208,7 +219,6 @@ struct fq_clock {
 	__u32 pad;
 };
 
-BQ_SLOT_MAP(fq_clocks, BPF_MAP_TYPE_ARRAY, u32, struct fq_clock, FQ_CLOCK_SLOTS, 0);
 
 /* TCP leaves its first packets unpaced (tcp_update_skb_after_send). */
 #define FQ_CLOCK_FREE_SEGS	10
@@ -267,14 +277,41 @@ static __always_inline u32 fq_prio2band(const struct fq_params *p, u32 prio)
 	return b < FQ_BANDS ? b : FQ_BANDS - 1;
 }
 
-static __always_inline struct fq_flow *fq_flow(const struct bq_instance *inst, u32 idx)
+/* The flows an instance may have at most: its table's capacity, less index 0. */
+#define FQ_FLOWS_CAP	(bq_pages_capacity(sizeof(struct fq_flow)) - 1)
+
+/* Flow idx, which fq_flow_alloc reached. */
+static __always_inline struct fq_flow __arena *fq_flow(const struct bq_instance *inst, u32 idx)
 {
-	return bq_region_lookup(&fq_flows, inst, bq_ring_slots, idx);
+	return bq_pages_at(&bq_state(inst)->flows, idx, sizeof(struct fq_flow));
 }
 
-static __always_inline u32 *fq_bucket(const struct bq_instance *inst, u64 fkey)
+/*
+ * The time queue of throttled flows: values are flows, and it holds each
+ * once, so slots 1 .. len and values alike are flow indexes that
+ * fq_flow_alloc reached.
+ */
+static __always_inline struct bq_tq_ent __arena *fq_tq_ent(const struct bq_instance *inst, u32 i)
 {
-	return bq_region_lookup(&fq_buckets, inst, bq_ring_slots, bq_hash32(fkey));
+	return bq_pages_at(&bq_state(inst)->heap, i, sizeof(struct bq_tq_ent));
+}
+
+BQ_TIMEQ_OPS(fq_tq, fq_tq_ent, FQ_FLOWS_CAP + 1)
+
+static __always_inline u32 fq_bucket_index(u64 fkey)
+{
+	return bq_hash32(fkey) >> (32 - FQ_BUCKET_BITS);
+}
+
+/* The chain of key fkey; NULL if no flow ever hashed to its page (fq_bucket_reach). */
+static __always_inline u32 __arena *fq_bucket(const struct bq_instance *inst, u64 fkey)
+{
+	return bq_pages_at(&bq_state(inst)->buckets, fq_bucket_index(fkey), sizeof(u32));
+}
+
+static __always_inline bool fq_bucket_reach(struct fq_sched *q, u64 fkey)
+{
+	return bq_pages_reach(&q->buckets, fq_bucket_index(fkey), sizeof(u32));
 }
 
 static __always_inline u32 fq_age_now(u64 now)
@@ -295,10 +332,10 @@ static __always_inline u64 fq_sk_key(struct fq_sched *q, struct sock *sk)
 }
 
 /* The slot of fq_clocks that socket key (fq_sk_key) may hold. */
-static __always_inline struct fq_clock *fq_clock_slot(const struct bq_instance *inst, u64 key)
+static __always_inline struct fq_clock __arena *fq_clock_slot(const struct bq_instance *inst, u64 key)
 {
-	return bq_region_lookup(&fq_clocks, inst, FQ_CLOCK_SLOTS,
-				bq_hash32(key) >> (32 - FQ_CLOCK_BITS));
+	return bq_pages_reach(&bq_state(inst)->clocks, bq_hash32(key) >> (32 - FQ_CLOCK_BITS),
+			      sizeof(struct fq_clock));
 }
 
 static __always_inline bool fq_l4_hashable(u8 proto)
@@ -379,24 +416,33 @@ static __always_inline u32 fq_pkt_hash(const struct fq_sched *q, struct sk_buff 
 
 /* --- flow lists (doubly linked through the flow array) ----------------- */
 
-BQ_LIST_OPS(fq_list, struct fq_flow, fq_flow)
+BQ_LIST_OPS(fq_list, struct fq_flow __arena, fq_flow)
 
 /* --- flow table --------------------------------------------------------- */
 
-BQ_KEYTAB_OPS(fq_tab, struct fq_flow, fq_flow, fq_bucket, key)
+/* Give flow f's index back: the free list links through the flow (ids.bpf.h). */
+static __always_inline void fq_flow_id_put(struct fq_sched *q, struct fq_flow __arena *f, u32 idx)
+{
+	u32 next;
+
+	bq_ids_put(&q->flow_ids, &next, idx);
+	f->link.next = next;
+}
+
+BQ_KEYTAB_OPS(fq_tab, struct fq_flow __arena, fq_flow, fq_bucket, key)
 
 /*
  * Unhash and free an empty flow that is on list l; false if it cannot be
  * unhashed (see keytab.bpf.h): then it stays.
  */
 static __always_inline bool fq_flow_free(const struct bq_instance *inst, struct fq_sched *q,
-					 struct bq_list *l, struct fq_flow *f, u32 idx)
+					 struct bq_list *l, struct fq_flow __arena *f, u32 idx)
 {
 	if (!fq_tab_remove(inst, f, idx))
 		return false;
 	fq_list_del(inst, l, f, idx);
 	f->state = F_FREE;
-	bq_ids_put(&q->flow_ids, &f->link.next, idx);
+	fq_flow_id_put(q, f, idx);
 	return true;
 }
 
@@ -409,11 +455,11 @@ static __always_inline bool fq_flow_free(const struct bq_instance *inst, struct 
  * detached (sch_fq's inactive flows). With a bounded table they must be
  * reclaimed too.
  */
-static __always_inline struct fq_flow *fq_idle_flow(const struct bq_instance *inst,
+static __always_inline struct fq_flow __arena *fq_idle_flow(const struct bq_instance *inst,
 						    struct fq_sched *q, u32 age, u32 min_age,
 						    struct bq_list **l, u32 *idx)
 {
-	struct fq_flow *f;
+	struct fq_flow __arena *f;
 	u32 b;
 
 	*l = &q->detached;
@@ -437,7 +483,7 @@ static __always_inline bool fq_reclaim(struct bq_instance *inst, struct fq_sched
 				       u32 age, u32 min_age)
 {
 	struct bq_list *l;
-	struct fq_flow *f;
+	struct fq_flow __arena *f;
 	u32 idx;
 
 	f = fq_idle_flow(inst, q, age, min_age, &l, &idx);
@@ -465,7 +511,8 @@ static __noinline u32 fq_gc(struct bq_instance *inst, struct fq_sched *q, u32 ag
 
 /*
  * A free flow entry: from the free list, never used ones, or, with
- * flows_max flows (or the table, --ring-slots - 1, full), an idle flow.
+ * flows_max flows (or FQ_FLOWS_CAP), an idle flow; 0 without one, or
+ * without memory for its page.
  * That one is reused whatever its pacing clock: were an entry kept for a
  * clock still ahead, sockets with a low pacing rate could hold the table
  * with a packet a second each, and everyone else's new flows would be
@@ -474,25 +521,31 @@ static __noinline u32 fq_gc(struct bq_instance *inst, struct fq_sched *q, u32 ag
 static __always_inline u32 fq_flow_alloc(struct bq_instance *inst, struct fq_sched *q,
 					 u64 flows_max, u64 now)
 {
-	struct fq_flow *f;
+	struct fq_flow __arena *f;
+	u32 next;
 
-	if (flows_max > bq_ring_slots - 1)
-		flows_max = bq_ring_slots - 1;
+	if (flows_max > FQ_FLOWS_CAP)
+		flows_max = FQ_FLOWS_CAP;
 	if (q->flow_ids.used >= flows_max && !fq_reclaim(inst, q, fq_age_now(now), 0))
 		return 0;
+	/* Its entry and its heap slot (fq_tq_ent) reached before it is handed out. */
+	next = q->flow_ids.free ?: q->flow_ids.hwm + 1;
+	if (!bq_pages_reach(&q->flows, next, sizeof(struct fq_flow)) ||
+	    !bq_pages_reach(&q->heap, next, sizeof(struct bq_tq_ent)))
+		return 0;
 	f = q->flow_ids.free ? fq_flow(inst, q->flow_ids.free) : NULL;
-	return bq_ids_alloc(&q->flow_ids, bq_ring_slots, f ? f->link.next : BQ_IDS_UNREAD);
+	return bq_ids_alloc(&q->flow_ids, FQ_FLOWS_CAP + 1, f ? f->link.next : BQ_IDS_UNREAD);
 }
 
 /* The flow of key, created if new; 0 when none can be had. */
 static __noinline u32 fq_classify(struct bq_instance *inst, struct fq_sched *q,
 				  const struct fq_params *p, u64 key, u64 now)
 {
-	struct fq_flow *f;
+	struct fq_flow __arena *f;
 	u32 idx;
 
 	idx = fq_tab_find(inst, key);
-	if (idx)
+	if (idx || !fq_bucket_reach(q, key))
 		return idx;
 	idx = fq_flow_alloc(inst, q, p->flows_max, now);
 	f = idx ? fq_flow(inst, idx) : NULL;
@@ -587,7 +640,7 @@ static __always_inline u64 fq_clock_stamp(const struct bq_instance *inst, struct
 					  bool *fresh)
 {
 	u64 key = fq_sk_key(q, sk), len, rate, late;
-	struct fq_clock *c = fq_clock_slot(inst, key);
+	struct fq_clock __arena *c = fq_clock_slot(inst, key);
 	u32 sk_hash = sk->__sk_common.skc_hash;
 
 	*fresh = !c || c->key != key || c->socket_hash != sk_hash;
@@ -620,11 +673,11 @@ static __always_inline u64 fq_clock_stamp(const struct bq_instance *inst, struct
  * that TCP sees no reordering. The new departure time.
  */
 static __noinline u64 fq_clock_fresh(const struct bq_instance *inst, struct fq_sched *q,
-				     const struct fq_flow *f, struct sock *sk, u64 time)
+				     const struct fq_flow __arena *f, struct sock *sk, u64 time)
 {
 	const struct bq_pkt *tail = f->q.len ? bq_pkt(inst, f->q.tail) : NULL;
 	u64 key = fq_sk_key(q, sk), shift;
-	struct fq_clock *c;
+	struct fq_clock __arena *c;
 
 	if (!tail || tail->time <= time)
 		return time;
@@ -698,10 +751,12 @@ static __noinline void fq_auto_quanta(struct Qdisc *sch, struct fq_params *p)
 
 /* Flow f's head packet leaves (sent or dropped); NULL if it has none. */
 static __always_inline struct sk_buff *fq_flow_pop(struct bq_instance *inst, struct fq_sched *q,
-						   struct fq_flow *f, u64 now)
+						   struct fq_flow __arena *f, u64 now)
 {
-	struct sk_buff *skb = bq_skbq_pop(inst, &q->pool, &f->q);
+	struct bq_skbq sq = f->q;
+	struct sk_buff *skb = bq_skbq_pop(inst, &q->pool, &sq);
 
+	f->q = sq;
 	if (!skb)
 		return NULL;
 	fq_band_left(q, skb);
@@ -722,21 +777,23 @@ static __always_inline u32 fq_push_victim(const struct bq_instance *inst,
 					  const struct fq_sched *q, u32 band, u32 len, u64 now)
 {
 	u32 i, val, best = 0;
-	struct bq_tq_ent *e;
+	struct bq_tq_ent __arena *e;
 	struct bq_pkt *head;
-	struct fq_flow *f;
+	struct fq_flow __arena *f;
+	struct bq_skbq sq;
 
 	bpf_for(i, 0, FQ_PUSH_SAMPLES) {
 		if (!q->delayed.len)
 			break;
-		e = bq_tq_ent(inst, 1 + bpf_get_prandom_u32() % q->delayed.len);
+		e = fq_tq_ent(inst, 1 + bpf_get_prandom_u32() % q->delayed.len);
 		if (!e || e->time <= now)
 			continue;
 		val = e->val;
 		f = fq_flow(inst, val);
 		if (!f || f->state != F_THROTTLED || f->q.len <= len)
 			continue;
-		head = bq_skbq_head(inst, &f->q);
+		sq = f->q;
+		head = bq_skbq_head(inst, &sq);
 		if (!head || (band < FQ_BANDS && head->aux != band))
 			continue;
 		best = val;
@@ -754,7 +811,7 @@ static __noinline bool fq_push_out(struct Qdisc *sch, struct bq_instance *inst,
 {
 	u64 now = bpf_ktime_get_ns();
 	u32 idx = fq_push_victim(inst, q, band, len, now);
-	struct fq_flow *f = idx ? fq_flow(inst, idx) : NULL;
+	struct fq_flow __arena *f = idx ? fq_flow(inst, idx) : NULL;
 	struct sk_buff *skb;
 
 	if (!f)
@@ -801,7 +858,8 @@ BQ_ENQUEUE(fq)
 	struct sock *sk = skb->sk;
 	bool orphan, clocked, fresh = false, by_hash, was_empty, full;
 	u64 now, time, key, tstamp;
-	struct fq_flow *f;
+	struct fq_flow __arena *f;
+	struct bq_skbq sq;
 	u32 idx, sk_hash = 0, band, age;
 	u8 state;
 	int ret;
@@ -869,7 +927,7 @@ BQ_ENQUEUE(fq)
 		f->socket_hash = sk_hash;
 		f->time_next_packet = 0;
 		if (state == F_THROTTLED) {
-			bq_tq_remove(inst, &q->delayed, idx);
+			fq_tq_remove(inst, &q->delayed, idx);
 			inst->cnt.x[X_THROTTLED]--;
 			f->state = F_OLD;
 			fq_list_add_tail(inst, &fq_band(q, band)->old_flows, f, idx);
@@ -893,7 +951,7 @@ BQ_ENQUEUE(fq)
 		 */
 		u64 until = time > f->time_next_packet ? time : f->time_next_packet;
 
-		if (until < f->throttled_until && !bq_tq_set(inst, &q->delayed, until, idx)) {
+		if (until < f->throttled_until && !fq_tq_set(inst, &q->delayed, until, idx)) {
 			f->throttled_until = until;
 			if (q->time_next_delayed_flow > until)
 				q->time_next_delayed_flow = until;
@@ -902,7 +960,9 @@ BQ_ENQUEUE(fq)
 	if (full && !fq_make_room(sch, inst, q, p, band, f->q.len))
 		return fq_drop_arrival(sch, inst, q, p, band, skb, to_free);
 	was_empty = !f->q.len;
-	ret = fq_band_push(sch, inst, q, &f->q, skb, time, band, to_free);
+	sq = f->q;
+	ret = fq_band_push(sch, inst, q, &sq, skb, time, band, to_free);
+	f->q = sq;
 	if (ret != NET_XMIT_SUCCESS)	/* a full pool dropped it */
 		return ret;
 	if (was_empty)
@@ -919,17 +979,17 @@ BQ_ENQUEUE(fq)
 static __always_inline bool fq_unthrottle_one(struct bq_instance *inst, struct fq_sched *q,
 					      u64 now)
 {
-	struct fq_flow *f;
+	struct fq_flow __arena *f;
 	u64 time;
 	u32 val;
 
-	if (!bq_tq_peek(inst, &q->delayed, &time, &val))
+	if (!fq_tq_peek(inst, &q->delayed, &time, &val))
 		return false;
 	if (time > now) {
 		q->time_next_delayed_flow = time;
 		return false;
 	}
-	bq_tq_pop(inst, &q->delayed);
+	fq_tq_pop(inst, &q->delayed);
 	f = fq_flow(inst, val);
 	if (!f || f->state != F_THROTTLED)
 		return true;
@@ -971,7 +1031,7 @@ static __noinline void fq_unthrottle(struct bq_instance *inst, struct fq_sched *
  * may send (a 64 KB GSO packet is 21 rounds of the default quantum).
  */
 static __always_inline s32 fq_refill(const struct fq_band *b, const struct bq_list *head,
-				     const struct fq_flow *f, u32 quantum)
+				     const struct fq_flow __arena *f, u32 quantum)
 {
 	const struct bq_list *other = head == &b->new_flows ? &b->old_flows : &b->new_flows;
 	u32 rounds;
@@ -1017,7 +1077,8 @@ static __always_inline u32 fq_pick_step(struct bq_instance *inst, struct fq_sche
 {
 	struct fq_band *b = fq_band(q, q->band_nr);
 	struct bq_list *head;
-	struct fq_flow *f;
+	struct fq_flow __arena *f;
+	struct bq_skbq sq;
 	bool is_new;
 	u64 t, tnp;
 	u32 idx;
@@ -1038,14 +1099,15 @@ static __always_inline u32 fq_pick_step(struct bq_instance *inst, struct fq_sche
 		f->state = F_OLD;
 		return FQ_AGAIN;
 	}
-	if (bq_skbq_head_time(inst, &f->q, &t)) {
+	sq = f->q;
+	if (bq_skbq_head_time(inst, &sq, &t)) {
 		tnp = t > f->time_next_packet ? t : f->time_next_packet;
 		if (now >= tnp) {
 			*due = tnp;
 			return idx;
 		}
 		fq_list_del(inst, head, f, idx);
-		if (bq_tq_set(inst, &q->delayed, tnp, idx)) {
+		if (fq_tq_set(inst, &q->delayed, tnp, idx)) {
 			/*
 			 * Flow indexes always fit (timeq.bpf.h); were one not
 			 * to, it waits for its next turn, and the others go on.
@@ -1146,7 +1208,7 @@ static __noinline bool fq_trim(struct Qdisc *sch, struct bq_instance *inst, stru
 			       const struct fq_params *p, u64 now)
 {
 	struct sk_buff *skb;
-	struct fq_flow *f;
+	struct fq_flow __arena *f;
 	u32 i, idx, plen;
 	u64 due;
 
@@ -1178,7 +1240,7 @@ BQ_DEQUEUE(fq)
 	struct fq_sched *q;
 	struct sk_buff *skb;
 	struct sock *sk;
-	struct fq_flow *f;
+	struct fq_flow __arena *f;
 	u32 idx, plen;
 
 	/* The kernel dequeues until it gets nothing: half the calls. */
@@ -1270,35 +1332,27 @@ BQ_DEQUEUE(fq)
 static int fq_setup(struct Qdisc *sch, struct bq_instance *inst, struct fq_sched *q)
 {
 	struct fq_params *p = (struct fq_params *)bq_kind_params(bq_params_of(inst));
-	struct fq_clock *c;
-	u32 i;
 
 	fq_auto_quanta(sch, p);
 	q->time_next_delayed_flow = FQ_NONE;
 	q->limit_seen = p->limit;
 	q->hash_key[0] = (u64)bpf_get_prandom_u32() << 32 | bpf_get_prandom_u32();
 	q->hash_key[1] = (u64)bpf_get_prandom_u32() << 32 | bpf_get_prandom_u32();
-	/* Not a previous instance's sockets, nor ours before a reset. */
-	bpf_for(i, 0, FQ_CLOCK_SLOTS) {
-		c = bq_region_lookup(&fq_clocks, inst, FQ_CLOCK_SLOTS, i);
-		if (c)
-			c->key = 0;
-	}
 	return 0;
 }
 
-/* Free every packet and every flow; parameters and counters stay. */
-static __always_inline void fq_flow_forget(const struct bq_instance *inst, struct fq_flow *f)
-{
-	if (f->state != F_FREE)
-		fq_tab_forget(inst, f);
-	f->state = F_FREE;
-}
-
+/*
+ * Free every packet, and the pages of every flow, chain and clock: the
+ * state is zeroed after (a reset's setup starts from nothing, as .init's).
+ * Parameters and counters stay.
+ */
 static __noinline void fq_purge(struct Qdisc *sch, struct bq_instance *inst, struct fq_sched *q)
 {
 	bq_pool_purge(sch, inst, &q->pool);
-	bq_region_each(inst, fq_flow, q->flow_ids.hwm, fq_flow_forget);
+	bq_pages_free(&q->flows);
+	bq_pages_free(&q->buckets);
+	bq_pages_free(&q->clocks);
+	bq_pages_free(&q->heap);
 	inst->cnt.x[X_FLOWS] = 0;
 	inst->cnt.x[X_INACTIVE] = 0;
 	inst->cnt.x[X_THROTTLED] = 0;

@@ -6,6 +6,7 @@
  *	ring.bpf.h	a FIFO ring of skb kptrs (bpf_fifo)
  *	pool.bpf.h	an skb pool with linked per-flow queues (bpf_fq, bpf_hbm)
  *	timeq.bpf.h	a min-heap of (time, value) (bpf_fq, bpf_hbm)
+ *	pages.bpf.h	tables in arena pages allocated with use (bpf_fq)
  *	ids.bpf.h	an allocator of entry indexes with a free list (the
  *			pool, bpf_fq's flows)
  *	list.bpf.h	doubly linked lists of entries by index (bpf_fq)

@@ -37,7 +37,8 @@
 	static __always_inline __u32 name##_find(const struct bq_instance *inst, \
 						 __u64 key)		\
 	{								\
-		__u32 *b = bucket(inst, key), idx, i;			\
+		__auto_type b = bucket(inst, key);			\
+		__u32 idx, i;						\
 		T *e;							\
 									\
 		if (!b)							\
@@ -61,7 +62,7 @@
 	static __always_inline bool name##_insert(const struct bq_instance *inst, \
 						  T *e, __u32 idx, __u64 key) \
 	{								\
-		__u32 *b = bucket(inst, key);				\
+		__auto_type b = bucket(inst, key);			\
 									\
 		if (!b)							\
 			return false;					\
@@ -78,7 +79,8 @@
 	static __always_inline bool name##_remove(const struct bq_instance *inst, \
 						  T *e, __u32 idx)	\
 	{								\
-		__u32 *b = bucket(inst, e->keyf), i;			\
+		__auto_type b = bucket(inst, e->keyf);			\
+		__u32 i;						\
 		T *c;							\
 									\
 		if (!b)							\
@@ -104,10 +106,10 @@
 	 * every entry calls it for each, which leaves every bucket 0	\
 	 * without a pass over them all.				\
 	 */								\
-	static __always_inline void name##_forget(const struct bq_instance *inst, \
-						  const T *e)		\
+	static __always_inline __attribute__((unused)) void		\
+	name##_forget(const struct bq_instance *inst, const T *e)	\
 	{								\
-		__u32 *b = bucket(inst, e->keyf);			\
+		__auto_type b = bucket(inst, e->keyf);			\
 									\
 		if (b)							\
 			*b = 0;						\

@@ -44,14 +44,15 @@ struct bq_tq {
  * BQ_TIMEQ_OPS(bq_tq, bq_tq_ent, bq_ring_slots) defines bq_tq_set(),
  * bq_tq_remove(), bq_tq_peek() and bq_tq_pop() over a region of n entries
  * found by index with struct bq_tq_ent *at(const struct bq_instance *inst,
- * __u32 i).
+ * __u32 i), or with any pointer to a struct bq_tq_ent that at returns (an
+ * arena's: bq/pages.bpf.h).
  */
 #define BQ_TIMEQ_OPS(name, at, n)					\
 	/* Slot i holds (time, val), and val knows where it is. */	\
 	static __always_inline void name##_put(const struct bq_instance *inst, \
 					       __u32 i, __u64 time, __u32 val) \
 	{								\
-		struct bq_tq_ent *e = at(inst, i), *v = at(inst, val);	\
+		__typeof__(at(inst, 0)) e = at(inst, i), v = at(inst, val); \
 									\
 		if (e) {						\
 			e->time = time;					\
@@ -64,7 +65,7 @@ struct bq_tq {
 	static __always_inline __u32 name##_up(const struct bq_instance *inst, \
 					       __u32 i, __u64 time)	\
 	{								\
-		struct bq_tq_ent *pe;					\
+		__typeof__(at(inst, 0)) pe;				\
 		__u32 k;						\
 									\
 		/* The root: no iterator (its calls cost more than this). */ \
@@ -85,7 +86,7 @@ struct bq_tq {
 	static __always_inline __u32 name##_down(const struct bq_instance *inst, \
 						 __u32 len, __u32 i, __u64 time) \
 	{								\
-		struct bq_tq_ent *ce, *ce2;				\
+		__typeof__(at(inst, 0)) ce, ce2;			\
 		__u32 c, k;						\
 									\
 		/* A leaf, as every item of a heap of one. */		\
@@ -127,7 +128,7 @@ struct bq_tq {
 	static __always_inline __u32 name##_slot(const struct bq_instance *inst, \
 						 const struct bq_tq *tq, __u32 val) \
 	{								\
-		struct bq_tq_ent *v = at(inst, val), *e;		\
+		__typeof__(at(inst, 0)) v = at(inst, val), e;		\
 		__u32 i;						\
 									\
 		if (!v)							\
@@ -163,7 +164,7 @@ struct bq_tq {
 	static __always_inline void name##_take(const struct bq_instance *inst, \
 						struct bq_tq *tq, __u32 i) \
 	{								\
-		struct bq_tq_ent *last = at(inst, tq->len);		\
+		__typeof__(at(inst, 0)) last = at(inst, tq->len);	\
 									\
 		if (!last)						\
 			return;						\
@@ -185,7 +186,7 @@ struct bq_tq {
 						const struct bq_tq *tq,	\
 						__u64 *time, __u32 *val) \
 	{								\
-		struct bq_tq_ent *e;					\
+		__typeof__(at(inst, 0)) e;				\
 									\
 		if (!tq->len)						\
 			return false;					\
@@ -204,7 +205,12 @@ struct bq_tq {
 			name##_take(inst, tq, 1);			\
 	}
 
-#ifdef __bpf__
+/*
+ * A kind that keeps its heap elsewhere (bpf_fq: in arena pages, beside the
+ * flows its values name) defines BQ_TIMEQ_OPS_ONLY before including this,
+ * and BQ_TIMEQ_OPS() over its own entries: no bq_timeq region then.
+ */
+#if defined(__bpf__) && !defined(BQ_TIMEQ_OPS_ONLY)
 #include "bq/core.bpf.h"
 
 /*
@@ -226,5 +232,5 @@ static __always_inline struct bq_tq_ent *bq_tq_ent(const struct bq_instance *ins
 }
 
 BQ_TIMEQ_OPS(bq_tq, bq_tq_ent, BQ_TIMEQ_SLOTS)
-#endif /* __bpf__ */
+#endif /* __bpf__ && !BQ_TIMEQ_OPS_ONLY */
 #endif /* BQ_TIMEQ_BPF_H */

@@ -3,8 +3,7 @@
 # takes bpf_fq past flows_max (4096 here), drops nothing for want of a flow
 # (idle flows are reclaimed, oldest first), and once the flows have been
 # idle for 3 s, ordinary traffic frees them (8 per packet) until the flows
-# gauge is back near zero. Without flows_max the table itself
-# (--ring-slots - 1 entries per instance) is the bound, kept the same way.
+# gauge is back near zero.
 # The kernel's fq is shown alongside, after a churn of 50k (for time).
 # Both have maxrate set: their fast path would otherwise create no flow at
 # all while the queue is empty.
@@ -39,15 +38,4 @@ churn 50000
 k1="flows $(kstat a va flows), gc $(kstat a va gc)"
 after_idle
 note "fq after the churn: $k1; 3.5 s later, after 600 datagrams: flows $(kstat a va flows), gc $(kstat a va gc)"
-
-# A table of 1023 flows (--ring-slots 1024) and flows_max at its default.
-expect ip netns exec a tc qdisc del dev va root
-expect "$BQ" unload fq >/dev/null
-expect "$BQ" load fq --ring-slots 1024
-expect "$BQ" -n a qdisc replace dev va root bpf_fq orphan_mask 4294967295 maxrate 10gbit
-churn 10000
-flows=$(bstat a va flows) nomem=$(bstat a va drops.nomem)
-note "bpf_fq, --ring-slots 1024, 10k churn: flows $flows, gc_flows $(bstat a va gc_flows), nomem $nomem"
-[ "$flows" -le 1023 ] || fail "bpf_fq: $flows flows in a table of 1023"
-[ "$nomem" = 0 ] || fail "bpf_fq dropped $nomem datagrams for want of a flow"
 exit 0

@@ -127,11 +127,6 @@ def scale(fig):
                      kib(fig, f), kib(fig, b)])
     lines = md_table(["flows", "fq pkt/s", "bpf_fq pkt/s", "bpf_fq / fq", "bpf_fq enq ns",
                       "bpf_fq deq ns", "fq flows", "bpf_fq flows", "fq KiB", "bpf_fq KiB"], rows)
-    tb = fig.med("scale", "bpf_fq", "flow_table_bytes")
-    if tb:
-        flags = fig.note("scale", "table") or "--max-instances 4 --ring-slots 131072"
-        lines += [f"bpf_fq's flow table is preallocated at load: {tb / 1048576:.1f} MiB "
-                  f"(`{flags}`), whatever the number of flows.", ""]
     return lines + (["![scale](bench-scale.png)", ""] if ns else [])
 
 
