@@ -139,12 +139,15 @@ tc_stat() {
 	ip netns exec "$1" tc -s -j qdisc show dev "$2" root | "$JGET" ".[0].$3"
 }
 
-# iperf_gbps NS_CLIENT SERVER_ADDR SECS [args]: TCP throughput in Mbit/s.
+# iperf_mbps NS_CLIENT SERVER_ADDR SECS [args]: TCP throughput in Mbit/s.
+# A client that fails fails the test, saying iperf3's error: past a pipe
+# its exit status was lost and its figure was 0.
 iperf_mbps() {
 	ns=$1 srv=$2 secs=$3
 	shift 3
-	ip netns exec "$ns" iperf3 -J -c "$srv" -t "$secs" "$@" |
-		"$JGET" .end.sum_received.bits_per_second | awk '{ printf "%d\n", $1 / 1e6 }'
+	json=$(ip netns exec "$ns" iperf3 -J -c "$srv" -t "$secs" "$@") ||
+		fail "iperf3 -c $srv -t $secs $* in $ns: $(echo "$json" | "$JGET" .error)"
+	echo "$json" | "$JGET" .end.sum_received.bits_per_second | awk '{ printf "%d\n", $1 / 1e6 }'
 }
 
 # median: the median of the numbers on stdin (whitespace separated).
@@ -166,7 +169,29 @@ held_to() {
 		fail "$3: $g Mbit/s, its class allows $2"
 }
 
-iperf_server() { ip netns exec "$1" iperf3 -s -D -1 >/dev/null; sleep 0.3; }
+# wait_listeners NS PORT N: until netns NS has N TCP listeners on PORT (0:
+# the port is free), up to 5 s.
+wait_listeners() {
+	local i=0
+	until [ "$(ip netns exec "$1" ss -Htln "sport = :$2" | wc -l)" -eq "$3" ]; do
+		i=$((i + 1))
+		[ $i -le 100 ] || return 1
+		sleep 0.05
+	done
+}
+
+# iperf_server NS: a one-off iperf3 server (-1: gone after one client) in
+# netns NS, listening on 5201 when this returns. With -D, iperf3 returns
+# before it binds, and a server that cannot bind exits without a word,
+# leaving the next client to whatever holds the port: so the port must be
+# free first (a one-off server exits just after its client), and the new
+# listener is waited for, not a set time.
+iperf_server() {
+	wait_listeners "$1" 5201 0 ||
+		fail "iperf_server $1: port 5201 still taken: $(ip netns exec "$1" ss -Htlnp 'sport = :5201')"
+	ip netns exec "$1" iperf3 -s -D -1 >/dev/null
+	wait_listeners "$1" 5201 1 || fail "iperf_server $1: no iperf3 listening on 5201 after 5 s"
+}
 
 # skb_slab: skbs allocated now. Shrinking first flushes the per-CPU slabs,
 # whose free objects /proc/slabinfo would count as in use.

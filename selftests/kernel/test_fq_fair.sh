@@ -30,6 +30,7 @@ fair() { # N: Jain index of N streams, >= 0.95?
 # ACKs netem delays by 20 ms.
 fair_rtt() {
 	ip netns exec b iperf3 -s -D -1 -p 5202 >/dev/null
+	wait_listeners b 5202 1 || fail "no iperf3 listening on 5202"
 	iperf_server b
 	iperf_json a $B $out.far 4 -P 2 -p 5202 &
 	iperf_json a $B $out 4 -P 2
