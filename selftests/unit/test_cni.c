@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/mount.h>
+#include <sys/wait.h>
 #include "cni.h"
 #include "unit.h"
 
@@ -401,6 +402,46 @@ static void records_any_name(void)
 	free(r);
 }
 
+/* Two writers of one attachment's record at once (a runtime's ADD repeated
+ * while the first runs): each save succeeds, and the record reads back
+ * whole, one writer's or the other's. */
+static void records_concurrent_writers(void)
+{
+	struct bq_pod_record *w = malloc(sizeof(*w)), *r = malloc(sizeof(*r));
+	char long_pod[200];
+	pid_t kid[2];
+	int failed = 0, status;
+
+	if (!private_run()) {
+		printf("SKIP cni/records_concurrent_writers: needs root and mount namespaces\n");
+		free(w);
+		free(r);
+		return;
+	}
+	memset(long_pod, 'x', sizeof(long_pod) - 1);
+	long_pod[sizeof(long_pod) - 1] = 0;
+	for (int i = 0; i < 2; i++) {
+		kid[i] = fork();
+		if (!kid[i]) {
+			pod_record(w, "c1", "eth0", "/run/netns/a", i ? long_pod : "web");
+			for (int n = 0; n < 300; n++)
+				if (bq_pod_record_save(w))
+					_exit(1);
+			_exit(0);
+		}
+	}
+	for (int i = 0; i < 2; i++)
+		failed += waitpid(kid[i], &status, 0) != kid[i] || !WIFEXITED(status) ||
+			  WEXITSTATUS(status);
+	EXPECT(!failed, "%d of 2 writers had a save fail", failed);
+	EXPECT(!bq_pod_record_load("c1", "eth0", r) &&
+	       (!strcmp(r->pod_name, "web") || !strcmp(r->pod_name, long_pod)),
+	       "the record does not read back as either writer's");
+	bq_pod_record_drop("c1", "eth0");
+	free(w);
+	free(r);
+}
+
 /* Which pod a qdisc is for, and its labels in bpfqdisc stats --prometheus. */
 static void pod_labels(void)
 {
@@ -495,6 +536,7 @@ int main(void)
 	RUN(versions);
 	RUN(records);
 	RUN(records_any_name);
+	RUN(records_concurrent_writers);
 	RUN(pod_labels);
 	RUN(conflist);
 	return unit_failed;

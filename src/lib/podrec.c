@@ -15,12 +15,19 @@
 
 #define RECORD_MAX	65536
 
-/* A record's file, or with tmp its writer's: a name starting with '.' is
- * no record's (a container id starts with [A-Za-z0-9]), whatever the
- * interface's name. */
-static void record_path(char *buf, size_t len, const char *cid, const char *ifname, bool tmp)
+/* A record's file. */
+static void record_path(char *buf, size_t len, const char *cid, const char *ifname)
 {
-	snprintf(buf, len, "%s/%s%s:%s", BQ_POD_STATE_DIR, tmp ? "." : "", cid, ifname);
+	snprintf(buf, len, "%s/%s:%s", BQ_POD_STATE_DIR, cid, ifname);
+}
+
+/* A writer's temporary file: a name starting with '.' is no record's (a
+ * container id starts with [A-Za-z0-9]), whatever the interface's name;
+ * the pid in it keeps two writers of one attachment (an ADD repeated
+ * while the first runs) out of each other's file. */
+static void tmp_path(char *buf, size_t len, const char *cid, const char *ifname)
+{
+	snprintf(buf, len, "%s/.%d.%s:%s", BQ_POD_STATE_DIR, (int)getpid(), cid, ifname);
 }
 
 static int make_dirs(void)
@@ -93,8 +100,8 @@ int bq_pod_record_save(const struct bq_pod_record *r)
 
 	if (err)
 		return bq_error(err, "%s: %s", BQ_POD_STATE_DIR, strerror(-err));
-	record_path(path, sizeof(path), r->container_id, r->ifname, false);
-	record_path(tmp, sizeof(tmp), r->container_id, r->ifname, true);
+	record_path(path, sizeof(path), r->container_id, r->ifname);
+	tmp_path(tmp, sizeof(tmp), r->container_id, r->ifname);
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	f = fd < 0 ? NULL : fdopen(fd, "w");
 	if (!f) {
@@ -220,7 +227,7 @@ int bq_pod_record_load(const char *container_id, const char *ifname, struct bq_p
 {
 	char path[PATH_MAX];
 
-	record_path(path, sizeof(path), container_id, ifname, false);
+	record_path(path, sizeof(path), container_id, ifname);
 	return load_path(path, r);
 }
 
@@ -228,7 +235,7 @@ void bq_pod_record_drop(const char *container_id, const char *ifname)
 {
 	char path[PATH_MAX];
 
-	record_path(path, sizeof(path), container_id, ifname, false);
+	record_path(path, sizeof(path), container_id, ifname);
 	unlink(path);
 }
 
