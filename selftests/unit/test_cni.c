@@ -352,7 +352,7 @@ static void pod_record(struct bq_pod_record *r, const char *cid, const char *ifn
 static int gc_drop(struct bq_pod_record *r, void *arg)
 {
 	(*(int *)arg)++;
-	bq_pod_record_drop(r->container_id, r->ifname);
+	bq_pod_record_drop(r);
 	return 0;
 }
 
@@ -437,7 +437,6 @@ static void records_concurrent_writers(void)
 	EXPECT(!bq_pod_record_load("c1", "eth0", r) &&
 	       (!strcmp(r->pod_name, "web") || !strcmp(r->pod_name, long_pod)),
 	       "the record does not read back as either writer's");
-	bq_pod_record_drop("c1", "eth0");
 	free(w);
 	free(r);
 }

@@ -240,7 +240,7 @@ static int remove_record(struct bq_pod_record *r, const char *netns, struct cni_
 {
 	if (pod_limit_remove(&r->p, netns && netns[0] ? netns : r->netns, e))
 		return -1;
-	bq_pod_record_drop(r->container_id, r->ifname);
+	bq_pod_record_drop(r);
 	return 0;
 }
 
