@@ -210,9 +210,15 @@ static void conf_invalid(void)
 		{ CONF(",\"egressRate\":1.5,\"egressBurst\":1"), 7, "invalid network config" },
 		{ CONF(",\"runtimeConfig\":[]"), 7, "invalid network config" },
 		{ CONF(",\"prevResult\":\"x\""), 7, "invalid network config" },
-		{ "{\"cniVersion\":\"0.2.0\"}", 1, "incompatible CNI versions" },
+		{ "{\"cniVersion\":\"0.2.0\",\"name\":\"n\"}", 1, "incompatible CNI versions" },
+		/* skel's checks of the name come first, as in the reference. */
+		{ "{\"cniVersion\":\"0.2.0\"}", 7, "missing network name" },
+		{ CONF(",\"name\":\"\""), 7, "missing network name" },
+		{ CONF(",\"NAME\":\"a b\""), 7, "invalid characters found in network name" },
+		{ CONF(",\"name\":\"-x\""), 7, "invalid characters found in network name" },
+		{ CONF(",\"name\":\"n\\u00e9\""), 7, "invalid characters found in network name" },
 		{ "{\"name\":\"x\"}", 1, "incompatible CNI versions" },
-		{ "{\"cniVersion\":1}", 7, "invalid network config" },
+		{ "{\"cniVersion\":1,\"name\":\"n\"}", 7, "invalid network config" },
 		{ "[]", 6, "failed to parse" },
 		{ "{\"cniVersion\":\"1.0.0\"", 6, "failed to parse" },
 	};
@@ -224,6 +230,8 @@ static void conf_invalid(void)
 		       strstr(e.msg, cases[i].msg), "case %zu: %d %s (%s)", i, e.code, e.msg, e.details);
 	EXPECT(!parse(CONF(",\"egressRate\":1,\"egressBurst\":34359738359"), &c, &e),
 	       "a burst of 4 GB less a byte refused: %s", e.msg);
+	EXPECT(!parse(CONF(",\"name\":\"Az09_.-\""), &c, &e), "a name of every kind of character skel takes refused: %s",
+	       e.msg);
 }
 
 static void conf_prev_exact(void)

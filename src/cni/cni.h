@@ -47,6 +47,10 @@ const char *cni_versions_text(void);
 /* <0, 0, >0 as a sorts before, equal to or after b ("1.0.0" > "0.4.0"). */
 int cni_version_cmp(const char *a, const char *b);
 
+/* Whether s is a name as libcni's ValidateContainerID and
+ * ValidateNetworkName take it: [A-Za-z0-9][A-Za-z0-9_.-]*. */
+bool cni_id_valid(const char *s);
+
 /* Rates in bit/s, bursts in bits, as runtimeConfig.bandwidth has them. */
 struct cni_limits {
 	uint64_t ingress_rate, ingress_burst;
