@@ -219,6 +219,13 @@ static void conf_invalid(void)
 		{ CONF(",\"name\":\"n\\u00e9\""), 7, "invalid characters found in network name" },
 		{ "{\"name\":\"x\"}", 1, "incompatible CNI versions" },
 		{ "{\"cniVersion\":1,\"name\":\"n\"}", 7, "invalid network config" },
+		/* The members of libcni's NetConf, which the reference decodes too. */
+		{ CONF(",\"type\":5"), 7, "invalid network config" },
+		{ CONF(",\"Capabilities\":{\"bandwidth\":\"true\"}"), 7, "invalid network config" },
+		{ CONF(",\"capabilities\":[]"), 7, "invalid network config" },
+		{ CONF(",\"ipam\":5"), 7, "invalid network config" },
+		{ CONF(",\"ipam\":{\"type\":1}"), 7, "invalid network config" },
+		{ CONF(",\"dns\":{\"nameservers\":\"10.0.0.10\"}"), 7, "invalid network config" },
 		{ "[]", 6, "failed to parse" },
 		{ "{\"cniVersion\":\"1.0.0\"", 6, "failed to parse" },
 	};
@@ -230,6 +237,9 @@ static void conf_invalid(void)
 		       strstr(e.msg, cases[i].msg), "case %zu: %d %s (%s)", i, e.code, e.msg, e.details);
 	EXPECT(!parse(CONF(",\"egressRate\":1,\"egressBurst\":34359738359"), &c, &e),
 	       "a burst of 4 GB less a byte refused: %s", e.msg);
+	EXPECT(!parse(CONF(",\"capabilities\":{\"bandwidth\":true,\"x\":null},\"ipam\":{\"type\":\"host-local\","
+			   "\"subnet\":1},\"dns\":null,\"args\":5"), &c, &e),
+	       "NetConf's members as Go decodes them refused: %s (%s)", e.msg, e.details);
 	EXPECT(!parse(CONF(",\"name\":\"Az09_.-\""), &c, &e), "a name of every kind of character skel takes refused: %s",
 	       e.msg);
 }

@@ -100,6 +100,11 @@ bool cni_member(struct bq_cj_span obj, const char *name, bool keep_on_null, stru
  * of c's version: 0 (also when there is none), or -1 with *e set (code 7). */
 int cni_prev_valid(const struct cni_conf *c, struct cni_err *e);
 
+/* Whether c's members of libcni's NetConf (type, capabilities, ipam, dns)
+ * have the types the reference's decoder takes: 0, or -1 with *e set
+ * (code 7). */
+int cni_netconf_valid(const struct cni_conf *c, struct cni_err *e);
+
 /* Whether v is a string Go's net.ParseCIDR takes: ADDRESS/BITS. */
 bool cni_go_cidr(struct bq_cj_span v);
 

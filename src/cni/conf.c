@@ -387,7 +387,8 @@ int cni_conf_parse(const char *buf, size_t n, struct cni_conf *c, struct cni_err
 	if (name.p && bq_cj_string(name, c->name, sizeof(c->name)))
 		return cni_fail(e, CNI_ERR_CONFIG, "invalid network config",
 				"name is longer than %zu bytes", sizeof(c->name) - 1);
-	if (network_name_invalid(c->name, e) || read_version(c->doc, c, e))
+	if (network_name_invalid(c->name, e) || read_version(c->doc, c, e) ||
+	    cni_netconf_valid(c, e))
 		return -1;
 	if (read_bandwidth(c->doc, c, e) ||
 	    optional(c->doc, "prevResult", BQ_CJ_OBJECT, &c->prev, e) ||
