@@ -113,6 +113,24 @@ if [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null; then
 	fi
 fi
 
+# DEL of a record written before names were kept whole (1a4a488): its
+# file is named with the interface's byte \377, its text has U+FFFD for
+# it. DEL goes by the file it read, which it removes.
+if [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null; then
+	q='"netns":"/x","qdiscs":[{"role":"egress","inPod":true,"netnsCookie":2,"ifindex":2,"dev":"e","kind":"bpf_hbm"}]}'
+	out=$(in_run "cd /run/bpfqdisc/cni &&
+		printf '%s' '{\"network\":\"n\",\"containerID\":\"c1\",\"ifname\":\"e\ufffd\",$q' >\"c1:\$(printf 'e\\377')\" &&
+		printf '%s' '$CONF' | CNI_COMMAND=DEL CNI_CONTAINERID=c1 CNI_IFNAME=\$(printf 'e\\377') \
+			CNI_NETNS=/run/netns/none '$PLUGIN' 2>/dev/null && ls | wc -l")
+	if [ "$out" = 0 ]; then
+		pass cni_del_old_record
+	else
+		fail cni_del_old_record "exit or files left: $out"
+	fi
+else
+	echo "SKIP cli/cni_del_old_record: needs root and mount namespaces"
+fi
+
 out=$("$PLUGIN" 2>&1)
 if [ $? = 2 ] && echo "$out" | grep -q 'CNI_COMMAND'; then pass cni_usage; else fail cni_usage "$out"; fi
 exit $failed

@@ -33,14 +33,15 @@ cni_ptp_conf() {
 }
 
 # cni_exec COMMAND CONFIG NAME [PLUGIN]: run PLUGIN (default: CONFIG's
-# "type") for container NAME, whose netns is /run/netns/NAME and whose
-# interface is eth0, with CONFIG on stdin. Its stdout on stdout; its exit
-# status is ours.
+# "type"; a path runs as it is) for container NAME, whose netns is
+# /run/netns/NAME and whose interface is $CNI_IF (default eth0), with
+# CONFIG on stdin. Its stdout on stdout; its exit status is ours.
 cni_exec() {
 	plugin=${4:-$(printf '%s' "$2" | jq -r .type)}
+	case $plugin in /*) ;; *) plugin=$CNI_BIN/$plugin ;; esac
 	printf '%s' "$2" | env CNI_COMMAND="$1" CNI_CONTAINERID="$3" \
-		CNI_NETNS="/run/netns/$3" CNI_IFNAME=eth0 CNI_PATH="$CNI_BIN" \
-		"$CNI_BIN/$plugin"
+		CNI_NETNS="/run/netns/$3" CNI_IFNAME="${CNI_IF:-eth0}" CNI_PATH="$CNI_BIN" \
+		"$plugin"
 }
 
 # cni_pod_add NAME: a fresh netns NAME with lo up, and ptp's ADD for it.

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/mount.h>
+#include <sys/wait.h>
 #include "cni.h"
 #include "unit.h"
 
@@ -209,9 +210,22 @@ static void conf_invalid(void)
 		{ CONF(",\"egressRate\":1.5,\"egressBurst\":1"), 7, "invalid network config" },
 		{ CONF(",\"runtimeConfig\":[]"), 7, "invalid network config" },
 		{ CONF(",\"prevResult\":\"x\""), 7, "invalid network config" },
-		{ "{\"cniVersion\":\"0.2.0\"}", 1, "incompatible CNI versions" },
+		{ "{\"cniVersion\":\"0.2.0\",\"name\":\"n\"}", 1, "incompatible CNI versions" },
+		/* skel's checks of the name come first, as in the reference. */
+		{ "{\"cniVersion\":\"0.2.0\"}", 7, "missing network name" },
+		{ CONF(",\"name\":\"\""), 7, "missing network name" },
+		{ CONF(",\"NAME\":\"a b\""), 7, "invalid characters found in network name" },
+		{ CONF(",\"name\":\"-x\""), 7, "invalid characters found in network name" },
+		{ CONF(",\"name\":\"n\\u00e9\""), 7, "invalid characters found in network name" },
 		{ "{\"name\":\"x\"}", 1, "incompatible CNI versions" },
-		{ "{\"cniVersion\":1}", 7, "invalid network config" },
+		{ "{\"cniVersion\":1,\"name\":\"n\"}", 7, "invalid network config" },
+		/* The members of libcni's NetConf, which the reference decodes too. */
+		{ CONF(",\"type\":5"), 7, "invalid network config" },
+		{ CONF(",\"Capabilities\":{\"bandwidth\":\"true\"}"), 7, "invalid network config" },
+		{ CONF(",\"capabilities\":[]"), 7, "invalid network config" },
+		{ CONF(",\"ipam\":5"), 7, "invalid network config" },
+		{ CONF(",\"ipam\":{\"type\":1}"), 7, "invalid network config" },
+		{ CONF(",\"dns\":{\"nameservers\":\"10.0.0.10\"}"), 7, "invalid network config" },
 		{ "[]", 6, "failed to parse" },
 		{ "{\"cniVersion\":\"1.0.0\"", 6, "failed to parse" },
 	};
@@ -223,6 +237,11 @@ static void conf_invalid(void)
 		       strstr(e.msg, cases[i].msg), "case %zu: %d %s (%s)", i, e.code, e.msg, e.details);
 	EXPECT(!parse(CONF(",\"egressRate\":1,\"egressBurst\":34359738359"), &c, &e),
 	       "a burst of 4 GB less a byte refused: %s", e.msg);
+	EXPECT(!parse(CONF(",\"capabilities\":{\"bandwidth\":true,\"x\":null},\"ipam\":{\"type\":\"host-local\","
+			   "\"subnet\":1},\"dns\":null,\"args\":5"), &c, &e),
+	       "NetConf's members as Go decodes them refused: %s (%s)", e.msg, e.details);
+	EXPECT(!parse(CONF(",\"name\":\"Az09_.-\""), &c, &e), "a name of every kind of character skel takes refused: %s",
+	       e.msg);
 }
 
 static void conf_prev_exact(void)
@@ -351,7 +370,7 @@ static void pod_record(struct bq_pod_record *r, const char *cid, const char *ifn
 static int gc_drop(struct bq_pod_record *r, void *arg)
 {
 	(*(int *)arg)++;
-	bq_pod_record_drop(r->container_id, r->ifname);
+	bq_pod_record_drop(r);
 	return 0;
 }
 
@@ -397,6 +416,45 @@ static void records_any_name(void)
 	EXPECT(seen == n, "GC and pods see %d records of %d", seen, n);
 	EXPECT(!dir_entries(BQ_POD_STATE_DIR), "%d files left after GC's drops",
 	       dir_entries(BQ_POD_STATE_DIR));
+	free(w);
+	free(r);
+}
+
+/* Two writers of one attachment's record at once (a runtime's ADD repeated
+ * while the first runs): each save succeeds, and the record reads back
+ * whole, one writer's or the other's. */
+static void records_concurrent_writers(void)
+{
+	struct bq_pod_record *w = malloc(sizeof(*w)), *r = malloc(sizeof(*r));
+	char long_pod[200];
+	pid_t kid[2];
+	int failed = 0, status;
+
+	if (!private_run()) {
+		printf("SKIP cni/records_concurrent_writers: needs root and mount namespaces\n");
+		free(w);
+		free(r);
+		return;
+	}
+	memset(long_pod, 'x', sizeof(long_pod) - 1);
+	long_pod[sizeof(long_pod) - 1] = 0;
+	for (int i = 0; i < 2; i++) {
+		kid[i] = fork();
+		if (!kid[i]) {
+			pod_record(w, "c1", "eth0", "/run/netns/a", i ? long_pod : "web");
+			for (int n = 0; n < 300; n++)
+				if (bq_pod_record_save(w))
+					_exit(1);
+			_exit(0);
+		}
+	}
+	for (int i = 0; i < 2; i++)
+		failed += waitpid(kid[i], &status, 0) != kid[i] || !WIFEXITED(status) ||
+			  WEXITSTATUS(status);
+	EXPECT(!failed, "%d of 2 writers had a save fail", failed);
+	EXPECT(!bq_pod_record_load("c1", "eth0", r) &&
+	       (!strcmp(r->pod_name, "web") || !strcmp(r->pod_name, long_pod)),
+	       "the record does not read back as either writer's");
 	free(w);
 	free(r);
 }
@@ -495,6 +553,7 @@ int main(void)
 	RUN(versions);
 	RUN(records);
 	RUN(records_any_name);
+	RUN(records_concurrent_writers);
 	RUN(pod_labels);
 	RUN(conflist);
 	return unit_failed;

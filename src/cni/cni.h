@@ -47,6 +47,10 @@ const char *cni_versions_text(void);
 /* <0, 0, >0 as a sorts before, equal to or after b ("1.0.0" > "0.4.0"). */
 int cni_version_cmp(const char *a, const char *b);
 
+/* Whether s is a name as libcni's ValidateContainerID and
+ * ValidateNetworkName take it: [A-Za-z0-9][A-Za-z0-9_.-]*. */
+bool cni_id_valid(const char *s);
+
 /* Rates in bit/s, bursts in bits, as runtimeConfig.bandwidth has them. */
 struct cni_limits {
 	uint64_t ingress_rate, ingress_burst;
@@ -95,6 +99,11 @@ bool cni_member(struct bq_cj_span obj, const char *name, bool keep_on_null, stru
 /* Whether c's prevResult is what the reference's decoder takes as a Result
  * of c's version: 0 (also when there is none), or -1 with *e set (code 7). */
 int cni_prev_valid(const struct cni_conf *c, struct cni_err *e);
+
+/* Whether c's members of libcni's NetConf (type, capabilities, ipam, dns)
+ * have the types the reference's decoder takes: 0, or -1 with *e set
+ * (code 7). */
+int cni_netconf_valid(const struct cni_conf *c, struct cni_err *e);
 
 /* Whether v is a string Go's net.ParseCIDR takes: ADDRESS/BITS. */
 bool cni_go_cidr(struct bq_cj_span v);

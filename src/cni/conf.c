@@ -351,6 +351,26 @@ int cni_subnets_valid(const struct cni_conf *c, struct cni_err *e)
 	return 0;
 }
 
+bool cni_id_valid(const char *s)
+{
+	static const char alnum[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+	size_t n = strlen(s);
+
+	return n && strchr(alnum, s[0]) &&
+	       strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") == n;
+}
+
+/* skel checks the name before anything else of the config. */
+static int network_name_invalid(const char *name, struct cni_err *e)
+{
+	if (!name[0])
+		return cni_fail(e, CNI_ERR_CONFIG, "missing network name", "%s", "");
+	if (!cni_id_valid(name))
+		return cni_fail(e, CNI_ERR_CONFIG, "invalid characters found in network name", "%s",
+				name);
+	return 0;
+}
+
 int cni_conf_parse(const char *buf, size_t n, struct cni_conf *c, struct cni_err *e)
 {
 	const char *why = NULL;
@@ -362,11 +382,14 @@ int cni_conf_parse(const char *buf, size_t n, struct cni_conf *c, struct cni_err
 	if (bq_cj_type(c->doc) != BQ_CJ_OBJECT)
 		return cni_fail(e, CNI_ERR_DECODE, "failed to parse network configuration",
 				"not a JSON object");
-	if (read_version(c->doc, c, e) || optional(c->doc, "name", BQ_CJ_STRING, &name, e))
+	if (optional(c->doc, "name", BQ_CJ_STRING, &name, e))
 		return -1;
 	if (name.p && bq_cj_string(name, c->name, sizeof(c->name)))
 		return cni_fail(e, CNI_ERR_CONFIG, "invalid network config",
 				"name is longer than %zu bytes", sizeof(c->name) - 1);
+	if (network_name_invalid(c->name, e) || read_version(c->doc, c, e) ||
+	    cni_netconf_valid(c, e))
+		return -1;
 	if (read_bandwidth(c->doc, c, e) ||
 	    optional(c->doc, "prevResult", BQ_CJ_OBJECT, &c->prev, e) ||
 	    optional(c->doc, "cni.dev/valid-attachments", BQ_CJ_ARRAY, &c->attachments, e))

@@ -62,12 +62,7 @@ static int read_stdin(char **buf, size_t *n, struct cni_err *e)
  * name what Linux takes. Neither holds a ':', which the records use. */
 static bool container_id_ok(const char *s)
 {
-	size_t n = strlen(s);
-
-	if (!n || n > 200 || !((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= 'A' && s[0] <= 'Z') ||
-			       (s[0] >= '0' && s[0] <= '9')))
-		return false;
-	return strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") == n;
+	return strlen(s) <= 200 && cni_id_valid(s);
 }
 
 /* Go's unicode.IsSpace of the UTF-8 character s of n bytes. */
@@ -240,7 +235,7 @@ static int remove_record(struct bq_pod_record *r, const char *netns, struct cni_
 {
 	if (pod_limit_remove(&r->p, netns && netns[0] ? netns : r->netns, e))
 		return -1;
-	bq_pod_record_drop(r->container_id, r->ifname);
+	bq_pod_record_drop(r);
 	return 0;
 }
 

@@ -13,7 +13,7 @@
 #include <string.h>
 #include "cni.h"
 
-enum field_type { F_STRING, F_INT, F_IP, F_CIDR, F_STRINGS, F_OBJECT, F_OBJECTS };
+enum field_type { F_STRING, F_INT, F_IP, F_CIDR, F_STRINGS, F_OBJECT, F_OBJECTS, F_BOOL_MAP };
 
 /* A member of a Go struct; null leaves any of them as it was. */
 struct field {
@@ -54,6 +54,14 @@ static const struct field result040[] = {
 static const struct field result100[] = {
 	M("cniVersion", F_STRING), OBJ("interfaces", F_OBJECTS, iface100),
 	OBJ("ips", F_OBJECTS, ip100), OBJ("routes", F_OBJECTS, route), OBJ("dns", F_OBJECT, dns), END
+};
+
+/* libcni's NetConf, the config's own members that the reference decodes
+ * with its bandwidth fields (name and cniVersion: conf.c). */
+static const struct field ipam[] = { M("type", F_STRING), END };
+static const struct field netconf[] = {
+	M("type", F_STRING), M("capabilities", F_BOOL_MAP), OBJ("ipam", F_OBJECT, ipam),
+	OBJ("dns", F_OBJECT, dns), END
 };
 
 static int refuse(const char *name, const char *what, struct cni_err *e)
@@ -111,6 +119,21 @@ bool cni_go_cidr(struct bq_cj_span v)
 static int check_object(struct bq_cj_span obj, const char *name, const struct field *f,
 			struct cni_err *e);
 
+/* A Go map[string]bool: null leaves a value false. */
+static bool bool_map(struct bq_cj_span v)
+{
+	struct bq_cj_span k, el;
+	struct bq_cj_iter it;
+
+	if (bq_cj_type(v) != BQ_CJ_OBJECT)
+		return false;
+	bq_cj_iter_init(&it, v);
+	while (bq_cj_next(&it, &k, &el))
+		if (bq_cj_type(el) != BQ_CJ_BOOL && bq_cj_type(el) != BQ_CJ_NULL)
+			return false;
+	return true;
+}
+
 static int check_value(struct bq_cj_span v, const struct field *f, struct cni_err *e)
 {
 	struct bq_cj_span el;
@@ -127,6 +150,8 @@ static int check_value(struct bq_cj_span v, const struct field *f, struct cni_er
 		return cni_go_cidr(v) ? 0 : refuse(f->name, "an address/prefix length", e);
 	case F_OBJECT:
 		return check_object(v, f->name, f->sub, e);
+	case F_BOOL_MAP:
+		return bool_map(v) ? 0 : refuse(f->name, "an object of true or false", e);
 	case F_STRINGS:
 	case F_OBJECTS:
 		break;
@@ -184,6 +209,15 @@ int cni_prev_valid(const struct cni_conf *c, struct cni_err *e)
 	return cni_fail(e, CNI_ERR_CONFIG, "could not parse prevResult",
 			"its cniVersion is \"%s\", not one of the config's (%s) result type, %s",
 			version, c->version, v040 ? "0.3.0 to 0.4.0" : "1.0.0 or 1.1.0");
+}
+
+int cni_netconf_valid(const struct cni_conf *c, struct cni_err *e)
+{
+	if (!check_object(c->doc, "config", netconf, e))
+		return 0;
+	/* The checker's message is prevResult's; this is the config's own. */
+	snprintf(e->msg, sizeof(e->msg), "invalid network config");
+	return -1;
 }
 
 bool cni_result_host_ifname(struct bq_cj_span result, const char *name)

@@ -551,6 +551,10 @@ struct bq_pod_record {
 	char pod_namespace[256];
 	char pod_name[256];
 	struct bq_pod_placement p;
+	/* The file it was read from, in BQ_POD_STATE_DIR: the one to remove,
+	 * whatever names its text has (one written before names were kept
+	 * whole has U+FFFD where its file's name has the byte). */
+	char file[256 + 16];		/* <containerID>:<ifname> */
 };
 /* Writes r (atomically, replacing an earlier one). 0 or -errno (said). */
 int bq_pod_record_save(const struct bq_pod_record *r);
@@ -558,7 +562,8 @@ int bq_pod_record_save(const struct bq_pod_record *r);
 int bq_pod_record_load(const char *container_id, const char *ifname, struct bq_pod_record *r);
 /* Parses a record's text (a file's bytes). 0 or -EINVAL. */
 int bq_pod_record_parse(const char *buf, size_t n, struct bq_pod_record *r);
-void bq_pod_record_drop(const char *container_id, const char *ifname);
+/* Removes the file a loaded record r was read from. */
+void bq_pod_record_drop(const struct bq_pod_record *r);
 /* Calls fn for each readable record; stops at its first non-zero return. */
 int bq_pod_records_each(int (*fn)(struct bq_pod_record *r, void *arg), void *arg);
 /* Every readable record, malloc'd (none: *out NULL, *n 0). 0 or -ENOMEM. */

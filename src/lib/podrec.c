@@ -14,13 +14,27 @@
 #include "lib.h"
 
 #define RECORD_MAX	65536
+/* A record file's name: <containerID>:<ifname>. */
+#define NAME_LEN	sizeof(((struct bq_pod_record *)0)->file)
 
-/* A record's file, or with tmp its writer's: a name starting with '.' is
- * no record's (a container id starts with [A-Za-z0-9]), whatever the
- * interface's name. */
-static void record_path(char *buf, size_t len, const char *cid, const char *ifname, bool tmp)
+/* A record's file's name in BQ_POD_STATE_DIR. */
+static void record_name(char *buf, size_t len, const char *cid, const char *ifname)
 {
-	snprintf(buf, len, "%s/%s%s:%s", BQ_POD_STATE_DIR, tmp ? "." : "", cid, ifname);
+	snprintf(buf, len, "%s:%s", cid, ifname);
+}
+
+static void state_path(char *buf, size_t len, const char *name)
+{
+	snprintf(buf, len, "%s/%s", BQ_POD_STATE_DIR, name);
+}
+
+/* A writer's temporary file for the record name: a name starting with '.'
+ * is no record's (a container id starts with [A-Za-z0-9]), whatever the
+ * interface's name; the pid in it keeps two writers of one attachment (an
+ * ADD repeated while the first runs) out of each other's file. */
+static void tmp_path(char *buf, size_t len, const char *name)
+{
+	snprintf(buf, len, "%s/.%d.%s", BQ_POD_STATE_DIR, (int)getpid(), name);
 }
 
 static int make_dirs(void)
@@ -87,14 +101,15 @@ static void write_record(FILE *f, const struct bq_pod_record *r)
 
 int bq_pod_record_save(const struct bq_pod_record *r)
 {
-	char path[PATH_MAX], tmp[PATH_MAX];
+	char name[NAME_LEN], path[PATH_MAX], tmp[PATH_MAX];
 	int err = make_dirs(), fd;
 	FILE *f;
 
 	if (err)
 		return bq_error(err, "%s: %s", BQ_POD_STATE_DIR, strerror(-err));
-	record_path(path, sizeof(path), r->container_id, r->ifname, false);
-	record_path(tmp, sizeof(tmp), r->container_id, r->ifname, true);
+	record_name(name, sizeof(name), r->container_id, r->ifname);
+	state_path(path, sizeof(path), name);
+	tmp_path(tmp, sizeof(tmp), name);
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	f = fd < 0 ? NULL : fdopen(fd, "w");
 	if (!f) {
@@ -196,12 +211,15 @@ int bq_pod_record_parse(const char *buf, size_t n, struct bq_pod_record *r)
 	return 0;
 }
 
-static int load_path(const char *path, struct bq_pod_record *r)
+/* The record in file name of BQ_POD_STATE_DIR. */
+static int load_file(const char *name, struct bq_pod_record *r)
 {
-	char *buf = malloc(RECORD_MAX);
-	int fd = open(path, O_RDONLY | O_CLOEXEC), err;
+	char *buf = malloc(RECORD_MAX), path[PATH_MAX];
+	int fd, err;
 	ssize_t n;
 
+	state_path(path, sizeof(path), name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0 || !buf) {
 		err = fd < 0 ? -errno : -ENOMEM;
 		if (fd >= 0)
@@ -213,22 +231,24 @@ static int load_path(const char *path, struct bq_pod_record *r)
 	close(fd);
 	err = n < 0 || n == RECORD_MAX ? -EINVAL : bq_pod_record_parse(buf, n, r);
 	free(buf);
+	if (!err)
+		snprintf(r->file, sizeof(r->file), "%s", name);
 	return err;
 }
 
 int bq_pod_record_load(const char *container_id, const char *ifname, struct bq_pod_record *r)
 {
-	char path[PATH_MAX];
+	char name[NAME_LEN];
 
-	record_path(path, sizeof(path), container_id, ifname, false);
-	return load_path(path, r);
+	record_name(name, sizeof(name), container_id, ifname);
+	return load_file(name, r);
 }
 
-void bq_pod_record_drop(const char *container_id, const char *ifname)
+void bq_pod_record_drop(const struct bq_pod_record *r)
 {
 	char path[PATH_MAX];
 
-	record_path(path, sizeof(path), container_id, ifname, false);
+	state_path(path, sizeof(path), r->file);
 	unlink(path);
 }
 
@@ -240,12 +260,9 @@ int bq_pod_records_each(int (*fn)(struct bq_pod_record *r, void *arg), void *arg
 	int err = 0;
 
 	while (d && r && !err && (de = readdir(d))) {
-		char path[PATH_MAX];
-
 		if (de->d_name[0] == '.')	/* ., .. and writers' files */
 			continue;
-		snprintf(path, sizeof(path), "%s/%s", BQ_POD_STATE_DIR, de->d_name);
-		if (!load_path(path, r))
+		if (!load_file(de->d_name, r))
 			err = fn(r, arg);
 	}
 	if (d)
