@@ -12,19 +12,13 @@ maps_since() {
 	bpftool map show -j | jq --argjson old "$1" \
 		'[.[] | select(.id as $i | $old | index($i) | not) | .bytes_memlock] | add // 0'
 }
-# listed WHAT: list's figure for bpf_fifo: its maps' bytes (total) or an
-# instance's (instance).
-listed() {
-	"$BQ" list | awk -v w="$1" '/^bpf_fifo / { k = 1; next } /^bpf_/ { k = 0 }
-		k && /^  memory / { v = w == "total" ? $2 : $(NF - 2); sub(/b,?$/, "", v); print v; exit }'
-}
 # load_fifo ARGS...: bpf_fifo loaded with ARGS; its list figures in $total
 # and $inst, checked against the maps the load made.
 load_fifo() {
 	"$BQ" unload fifo >/dev/null 2>&1 || true
 	ids=$(map_ids)
 	expect "$BQ" load fifo "$@" >/dev/null
-	total=$(listed total) inst=$(listed instance) made=$(maps_since "$ids")
+	total=$(kind_memory fifo total) inst=$(kind_memory fifo instance) made=$(maps_since "$ids")
 	note "load fifo $*: list says $total bytes, $inst per instance; the load made maps of $made"
 	[ -n "$total" ] && [ -n "$inst" ] && [ "$inst" -gt 0 ] || fail "no memory in list: $("$BQ" list)"
 	[ "$total" = "$made" ] || fail "list's $total bytes for bpf_fifo, the maps its load made $made"
@@ -63,7 +57,7 @@ expect ip netns exec a tc qdisc del dev va root
 k0=$(kernel_mem_kb)
 expect "$BQ" load fifo >/dev/null
 k1=$(kernel_mem_kb)
-total=$(listed total)
+total=$(kind_memory fifo total)
 note "load fifo: kernel memory +$((k1 - k0)) kB, its maps $((total / 1024)) kB"
 awk -v m="$total" -v k=$((k1 - k0)) 'BEGIN { exit !(m / 1024 <= k && m / 1024 >= k * 0.8) }' ||
 	fail "the maps' $((total / 1024)) kB against the kernel's +$((k1 - k0)) kB"
