@@ -296,7 +296,8 @@ demo: all
 # (docs/testing.md); quick takes about 10 minutes, full about 70.
 BENCH ?= quick
 # SECTIONS: only these sections of tools/bench, their tables merged into
-# docs/benchmarks.md (`make bench SECTIONS=cni`: the CNI plugins alone).
+# docs/benchmarks.md (`make bench SECTIONS=cni`: the CNI plugins alone;
+# SECTIONS=memory: the kernel memory of the kinds beside the kernel qdiscs).
 SECTIONS ?=
 bench: all
 	tools/bench $(BENCH) $(if $(SECTIONS),--merge $(SECTIONS))

@@ -4,8 +4,9 @@
 # generated blocks emptied, the report fills them again as they are, and
 # keeps the hand-written text between them; a changed figure changes the
 # document; section 7 (the CNI plugins) says where ours does not beat the
-# reference; every "why" link has its hand-written section; a broken
-# document is refused and left as it was. No VM, no benchmark: seconds.
+# reference; section 8 (memory) says how many children a kind made; every
+# "why" link has its hand-written section; a broken document is refused and
+# left as it was. No VM, no benchmark: seconds.
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
@@ -56,7 +57,7 @@ else
 	pass bench_report_links
 fi
 
-# cni_rec CASE METRIC VALUE [TABLE]: a figure of a tools/bench cni run.
+# cni_rec CASE METRIC VALUE [TABLE]: a figure of a tools/bench cni run (or of TABLE's).
 cni_rec() { printf '{"t":"%s","c":"%s","m":"%s","r":1,"v":%s,"b":1}\n' "${4:-cni}" "$1" "$2" "$3"; }
 
 # A CNI run merged in whose ours is slower to ADD than the reference, and
@@ -90,6 +91,30 @@ elif ! grep -q '^| cubic | 200 | 2 |' "$T/d/benchmarks.md"; then
 	fail bench_report_cni "the merge lost the other tables"
 else
 	pass bench_report_cni
+fi
+
+# A memory run merged in: a BPF kind that made none of mq's 128 children
+# says 0 beside the kernel's 128, with what it held all the same; a kernel
+# figure within the probe's spread gets no ratio.
+copy "$T/e"
+{
+	cni_rec idle:128:fq children 128 memory
+	cni_rec idle:128:fq kmem_kb 1100 memory
+	cni_rec idle:128:bpf_fq children 0 memory
+	cni_rec idle:128:bpf_fq kmem_kb 130000 memory
+	cni_rec idle:1:fq kmem_kb -4 memory
+	cni_rec idle:1:bpf_fq kmem_kb 130000 memory
+} >"$T/e/memory.jsonl"
+"$TOP/tools/bench-report" --merge "$T/e/memory.jsonl" "$T/e" "tools/bench quick --merge memory" >/dev/null 2>&1
+block=$(sed -n '/^<!-- begin bench-report memory -->/,/^<!-- end bench-report memory -->/p' "$T/e/benchmarks.md")
+if ! printf '%s\n' "$block" | grep -q '^| 128 idle | fq | 128 | 1100 | bpf_fq | 0 | 130000 | 118.18× |$'; then
+	fail bench_report_memory "no row of 0 children beside 128: $(oneline "$block")"
+elif ! printf '%s\n' "$block" | grep -q '^| 1 idle | fq | – | -4 | bpf_fq | – | 130000 | – |$'; then
+	fail bench_report_memory "a ratio of a figure within the spread: $(oneline "$block")"
+elif printf '%s\n' "$block" | grep -q 'pfifo_fast'; then
+	fail bench_report_memory "a pair the run did not measure is in the table"
+else
+	pass bench_report_memory
 fi
 
 copy "$T/c"

@@ -202,6 +202,35 @@ skb_slab() {
 	awk '/^skbuff_(head|fclone)_cache / { n += $2 } END { print n + 0 }' /proc/slabinfo
 }
 
+# kernel_mem_kb: kB of memory the kernel holds for its objects (devices,
+# qdiscs, BPF maps): SUnreclaim + Percpu + VmallocUsed of /proc/meminfo. Read
+# once the page caches are dropped and every slab cache has given back its
+# empty slabs (loading a kind leaves MBs of freed objects there, the
+# verifier's), and once the deferred frees are done (a map's memory goes
+# after its id, in a work queue): steady within 64 kB for 1 s, 30 s at most.
+kernel_mem_kb() {
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+	for s in /sys/kernel/slab/*/shrink; do echo 1 >"$s"; done 2>/dev/null
+	a=$(meminfo_kernel_kb) n=0
+	while [ $n -lt 30 ]; do
+		sleep 1
+		b=$(meminfo_kernel_kb) n=$((n + 1))
+		[ $((a - b)) -gt 64 ] || [ $((b - a)) -gt 64 ] || break
+		a=$b
+	done
+	echo "$b"
+}
+
+# kind_memory KIND WHAT: what bpfqdisc list says bpf_KIND holds: its maps'
+# bytes (WHAT total) or an instance's (instance); nothing without that line.
+kind_memory() {
+	"$BQ" list | awk -v k="bpf_$1" -v w="$2" '$1 == k { in_k = 1; next } /^[^ ]/ { in_k = 0 }
+		in_k && /^  memory / { v = w == "total" ? $2 : $(NF - 2); sub(/b,?$/, "", v); print v; exit }'
+}
+
+meminfo_kernel_kb() { awk '/^(SUnreclaim|Percpu|VmallocUsed):/ { s += $2 } END { print s }' /proc/meminfo; }
+
 # wait_slab_below LIMIT SECS: the skbuff caches drain to LIMIT objects.
 wait_slab_below() {
 	local i=0

@@ -49,9 +49,10 @@ text_from_json='.[] | "qdisc \(.kind) \(.handle) dev \(.dev) \(if .parent == "ro
 	([.options // {} | keys_unsorted[] | " \(.)"] | join("")),
 	" Sent \(.bytes) bytes \(.packets) pkt (dropped \(.drops), overlimits \(.overlimits) requeues \(.requeues))",
 	" backlog \(.backlog)b \(.qlen)p requeues \(.requeues)",
-	(.bpf // empty | " enqueued \(.enqueued) dequeued \(.dequeued) marks \(.marks) throttled \(.throttled) resets \(.resets)",
+	(.bpf // empty | " enqueued \(.enqueued) dequeued \(.dequeued) marks \(.marks) throttled \(.throttled) resets \(.resets)" +
+	   (if .memory_bytes then " memory \(.memory_bytes)b" else "" end),
 	 " drops" + ([.drops | to_entries[] | " \(.key) \(.value)"] | join("")),
-	 ([del(.enqueued, .dequeued, .dequeued_bytes, .marks, .throttled, .resets, .drops) | to_entries[] |
+	 ([del(.enqueued, .dequeued, .dequeued_bytes, .marks, .throttled, .resets, .drops, .memory_bytes) | to_entries[] |
 	   " \(.key) \(.value)"] | join("") | select(. != "")))'
 option_names='/^qdisc/ { n = $6 == "parent" ? 7 : 6; s = $1
 	for (i = 2; i <= NF; i++) if (i <= n || (i - n) % 2) s = s " " $i

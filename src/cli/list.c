@@ -106,6 +106,23 @@ static void print_slots(const struct bq_kind *k, const struct bq_instance_info *
 }
 
 /*
+ * "  memory 8470528b in 14 maps, 131072b per instance": what the kind's BPF
+ * maps hold now, and an instance's share (bq_kind_memory()). Nothing if
+ * they cannot be read (not root).
+ */
+static void print_memory(const struct bq_kind *k)
+{
+	struct bq_kind_memory m;
+
+	if (bq_kind_memory(k, &m))
+		return;
+	print_uint(PRINT_ANY, "memory_bytes", "  memory %llub", m.bytes);
+	print_uint(PRINT_ANY, "maps", " in %llu maps", m.maps);
+	print_uint(PRINT_ANY, "instance_memory_bytes", ", %llub per instance", m.per_instance);
+	print_nl();
+}
+
+/*
  * A kind without the framework keeps no table of its qdiscs: those tc
  * shows in this network namespace, with tc's counters.
  */
@@ -175,6 +192,7 @@ int do_list(int argc, char **argv)
 			failed = true;
 		}
 		print_slots(k, v, n);
+		print_memory(k);
 		for (size_t j = 0; j < n; j++)
 			print_instance(k, &set, &v[j], our_netns);
 		free(v);

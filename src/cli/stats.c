@@ -69,6 +69,8 @@ static void print_qdisc(const struct bq_qdisc_view *v, bool stats)
 	print_uint(PRINT_ANY, "marks", " marks %llu", c->marks);
 	print_uint(PRINT_ANY, "throttled", " throttled %llu", c->overlimits);
 	print_uint(PRINT_ANY, "resets", " resets %llu", c->resets);
+	if (v->memory)
+		print_uint(PRINT_ANY, "memory_bytes", " memory %llub", v->memory);
 	print_nl();
 	print_string(PRINT_TEXT, NULL, " drops", NULL);
 	open_json_object("drops");
@@ -138,6 +140,22 @@ static void print_prom_xstats(const struct bq_kind *k, const struct bq_qdisc_vie
 	}
 }
 
+/* What each loaded kind's maps hold, with or without qdiscs (bq_kind_memory()). */
+static void print_prom_kinds(void)
+{
+	struct bq_kind_memory m;
+
+	printf("# HELP bpfqdisc_kind_memory_bytes Bytes of the kind's BPF maps (memlock), its qdiscs' included.\n"
+	       "# TYPE bpfqdisc_kind_memory_bytes gauge\n");
+	for (size_t i = 0; i < bq_nkinds; i++) {
+		if (!bq_has_state(&bq_kinds[i]) || bq_kind_memory(&bq_kinds[i], &m))
+			continue;
+		printf("bpfqdisc_kind_memory_bytes{kind=");
+		bq_prom_label(stdout, bq_kinds[i].kind);
+		printf("} %llu\n", (unsigned long long)m.bytes);
+	}
+}
+
 static void print_prom(const struct bq_qdisc_view *v, char *const *pod, size_t n)
 {
 	char reason[64];
@@ -167,11 +185,16 @@ static void print_prom(const struct bq_qdisc_view *v, char *const *pod, size_t n
 			case 7: prom(&v[i], pod[i], name, "", c->marks); break;
 			case 8: prom(&v[i], pod[i], name, "", c->overlimits); break;
 			case 9: prom(&v[i], pod[i], name, "", c->resets); break;
+			case 10:
+				if (v[i].memory)
+					prom(&v[i], pod[i], name, "", v[i].memory);
+				break;
 			}
 		}
 	}
 	for (size_t i = 0; i < bq_nkinds; i++)
 		print_prom_xstats(&bq_kinds[i], v, pod, n);
+	print_prom_kinds();
 }
 
 /* Appends the n views of more to *v (*nv of them). 0 or -ENOMEM. */

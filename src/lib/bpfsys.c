@@ -89,3 +89,43 @@ int bq_bpf_prog_run(int fd, void *ctx, __u32 ctx_size, __u32 *retval)
 		*retval = attr.test.retval;
 	return err;
 }
+
+/* The id after id (0: the first) of a program or a map (cmd BPF_*_GET_NEXT_ID) into *next. */
+int bq_bpf_next_id(int cmd, __u32 id, __u32 *next)
+{
+	union bpf_attr attr = {};
+	int err;
+
+	attr.start_id = id;
+	err = sys_bpf(cmd, &attr);
+	if (!err)
+		*next = attr.next_id;
+	return err;
+}
+
+/* An fd of the program or map (cmd BPF_*_GET_FD_BY_ID) of that id. */
+int bq_bpf_fd_by_id(int cmd, __u32 id)
+{
+	union bpf_attr attr = {};
+
+	attr.prog_id = id;	/* map_id shares its place */
+	return sys_bpf(cmd, &attr);
+}
+
+/* The ids of the maps program fd uses: up to *n into ids, *n set to how many it has. */
+int bq_bpf_prog_map_ids(int fd, __u32 *ids, __u32 *n)
+{
+	struct bpf_prog_info info = {};
+	union bpf_attr attr = {};
+	int err;
+
+	info.nr_map_ids = *n;
+	info.map_ids = (__u64)(unsigned long)ids;
+	attr.info.bpf_fd = fd;
+	attr.info.info_len = sizeof(info);
+	attr.info.info = (__u64)(unsigned long)&info;
+	err = sys_bpf(BPF_OBJ_GET_INFO_BY_FD, &attr);
+	if (!err)
+		*n = info.nr_map_ids;
+	return err;
+}

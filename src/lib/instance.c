@@ -4,6 +4,7 @@
  * locks, its instances and their parameters, by raw bpf(2) calls
  * (bpfsys.c), no libbpf, so that the tc plugin can do what the CLI does.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -19,6 +20,24 @@ const char *bq_pin_root = BQ_PIN_ROOT_DEFAULT;
 void bq_pin_path(char *buf, size_t len, const struct bq_kind *k, const char *what)
 {
 	snprintf(buf, len, "%s/%s%s%s", BQ_PIN_ROOT, k->name, what ? "/" : "", what ? what : "");
+}
+
+void bq_for_each_pin(const struct bq_kind *k, void (*fn)(const char *name, const char *path, void *arg),
+		     void *arg)
+{
+	char dir[256], path[512];
+	struct dirent *e;
+	DIR *d;
+
+	bq_pin_path(dir, sizeof(dir), k, NULL);
+	d = opendir(dir);
+	while (d && (e = readdir(d))) {
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		if (e->d_name[0] != '.')
+			fn(e->d_name, path, arg);
+	}
+	if (d)
+		closedir(d);
 }
 
 bool bq_is_loaded(const struct bq_kind *k)

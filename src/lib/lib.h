@@ -324,6 +324,9 @@ int bq_open_map(const struct bq_kind *k, const char *map);
 /* Each returns 0 or -errno. */
 int bq_read_defaults(const struct bq_kind *k, struct bq_params *val);
 int bq_read_config(const struct bq_kind *k, struct bq_config *c);
+/* The object's slot maps (BQ_SLOT_MAP()), the framework's and the kind's, into d
+ * (BQ_MAX_SLOT_MAPS): how many. */
+size_t bq_kind_slot_maps(const struct bq_kind *k, struct bq_map_desc *d);
 /* The slots an instance table of the kind's pinned maps has; 0 if none. */
 __u32 bq_slot_count(const struct bq_kind *k);
 /*
@@ -380,6 +383,9 @@ void bq_nl_qdisc_kind(int ifindex, __u32 parent, __u32 handle, char *kind, size_
 /* --- a loaded kind's pins (instance.c), by bpf(2) itself (bpfsys.c) --- */
 /* BQ_PIN_ROOT/NAME/what (what NULL: the kind's directory). */
 void bq_pin_path(char *buf, size_t len, const struct bq_kind *k, const char *what);
+/* Calls fn for each pin of the kind (an entry of its directory): its name and path. */
+void bq_for_each_pin(const struct bq_kind *k, void (*fn)(const char *name, const char *path, void *arg),
+		     void *arg);
 /* Slots claimed, filled in yet or not: what an unload must not miss. */
 int bq_owned_slots(const struct bq_kind *k, size_t *n);
 struct bpf_map_info;
@@ -390,6 +396,24 @@ int bq_bpf_map_update(int fd, const void *key, const void *value, __u64 flags);
 int bq_bpf_map_delete(int fd, const void *key);
 int bq_bpf_map_next_key(int fd, const void *key, void *next);
 int bq_bpf_prog_run(int fd, void *ctx, __u32 ctx_size, __u32 *retval);
+int bq_bpf_next_id(int cmd, __u32 id, __u32 *next);
+int bq_bpf_fd_by_id(int cmd, __u32 id);
+int bq_bpf_prog_map_ids(int fd, __u32 *ids, __u32 *n);
+
+/* --- what a loaded kind holds (memory.c) --- */
+struct bq_kind_memory {
+	__u64 bytes;		/* the memlock of every map of the kind */
+	__u32 maps;		/* how many */
+	/*
+	 * What one instance holds: its share of the regions each instance
+	 * has in the slot maps (BQ_SLOT_MAP(), bq_slots among them), which a
+	 * load sizes for every slot whether or not a qdisc uses it: those
+	 * maps' memlock over the kind's slots.
+	 */
+	__u64 per_instance;
+};
+/* A loaded kind's memory, now. 0 or -errno (-EPERM: its maps cannot be opened by id). */
+int bq_kind_memory(const struct bq_kind *k, struct bq_kind_memory *m);
 
 /* --- qdiscs (qdisc.c: new ones; change.c: changes) --- */
 struct bq_qdisc_req {
@@ -492,11 +516,12 @@ struct bq_qdisc_view {
 	struct bq_instance inst;
 	struct bq_param_set set;	/* set.val: the instance's parameters */
 	const struct bq_kind_meta *meta;
+	__u64 memory;			/* what the instance holds (bq_kind_memory()), 0: unknown */
 };
 /* The qdiscs of ifindex (0: all) in this netns; ours_only: BPF ones of ours. -errno. */
 int bq_qdisc_views(int ifindex, bool ours_only, struct bq_qdisc_view **out, size_t *n);
 /* The Prometheus metrics every kind's qdiscs have; a kind's own are bpfqdisc_KIND_NAME. */
-#define BQ_NCORE_METRICS	10
+#define BQ_NCORE_METRICS	11
 struct bq_core_metric {
 	const char *name, *type, *help;
 };

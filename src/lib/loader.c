@@ -6,7 +6,6 @@
  * after we exit; removing the pin unregisters it. Live qdiscs hold their
  * own reference to the struct_ops map and keep working until deleted.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -133,8 +132,7 @@ static struct bpf_object *open_framework(const struct bq_kind *k)
 	return bq_kind_framework_ok(k) ? open_kind(k) : NULL;
 }
 
-/* The object's slot maps (BQ_SLOT_MAP()): the framework's and the kind's. */
-static size_t slot_maps(const struct bq_kind *k, struct bq_map_desc *d)
+size_t bq_kind_slot_maps(const struct bq_kind *k, struct bq_map_desc *d)
 {
 	return bq_kind_table(k, ".rodata.bq_maps", d, sizeof(*d), BQ_MAX_SLOT_MAPS);
 }
@@ -143,7 +141,7 @@ static size_t slot_maps(const struct bq_kind *k, struct bq_map_desc *d)
 static bool per_class_map(const struct bq_kind *k, bool pin, struct bq_map_desc *d)
 {
 	struct bq_map_desc all[BQ_MAX_SLOT_MAPS];
-	size_t n = slot_maps(k, all);
+	size_t n = bq_kind_slot_maps(k, all);
 
 	for (size_t i = 0; i < n; i++) {
 		if ((all[i].per_slot & BQ_PER_CLASS_FLAG) && (!pin || (all[i].flags & BQ_MAP_PIN))) {
@@ -216,7 +214,7 @@ static int size_maps(const struct bq_kind *k, struct bpf_object *obj, const stru
 		     const char **big)
 {
 	struct bq_map_desc d[BQ_MAX_SLOT_MAPS];
-	size_t n = slot_maps(k, d);
+	size_t n = bq_kind_slot_maps(k, d);
 
 	if (!bpf_object__find_map_by_name(obj, "bq_slots"))
 		return -ENOENT;
@@ -239,23 +237,26 @@ static int size_maps(const struct bq_kind *k, struct bpf_object *obj, const stru
 	return 0;
 }
 
+struct unpin_choice {
+	const struct bq_kind *k;
+	bool (*which)(const struct bq_kind *k, const char *name, const char *path);
+};
+
+static void unpin_chosen(const char *name, const char *path, void *arg)
+{
+	const struct unpin_choice *c = arg;
+
+	if (c->which(c->k, name, path))
+		unlink(path);
+}
+
 /* Unpins the kind's pins that which() picks by their name and path. */
 static void unpin_some(const struct bq_kind *k,
 		       bool (*which)(const struct bq_kind *k, const char *name, const char *path))
 {
-	char dir[256], path[512];
-	struct dirent *e;
-	DIR *d;
+	struct unpin_choice c = { k, which };
 
-	bq_pin_path(dir, sizeof(dir), k, NULL);
-	d = opendir(dir);
-	while (d && (e = readdir(d))) {
-		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-		if (e->d_name[0] != '.' && which(k, e->d_name, path))
-			unlink(path);
-	}
-	if (d)
-		closedir(d);
+	bq_for_each_pin(k, unpin_chosen, &c);
 }
 
 static bool any_pin(const struct bq_kind *k, const char *name, const char *path)
@@ -530,7 +531,7 @@ static int for_each_pinned(struct bpf_object *obj, int (*fn)(const struct bq_kin
 							      struct bpf_map *m), const struct bq_kind *k)
 {
 	struct bq_map_desc d[BQ_MAX_SLOT_MAPS];
-	size_t n = slot_maps(k, d);
+	size_t n = bq_kind_slot_maps(k, d);
 	int err = 0;
 
 	for (size_t i = 0; !err && i < sizeof(pinned_maps) / sizeof(pinned_maps[0]); i++)

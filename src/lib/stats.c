@@ -19,6 +19,7 @@ const struct bq_core_metric bq_core_metrics[BQ_NCORE_METRICS] = {
 	{ "marks_total", "counter", "skbs the BPF qdisc wanted congestion-marked." },
 	{ "throttled_total", "counter", "Times the BPF qdisc held a packet back (tc's overlimits)." },
 	{ "resets_total", "counter", "Times the BPF qdisc was reset, dropping what it held." },
+	{ "memory_bytes", "gauge", "Bytes of the kind's BPF maps the qdisc holds (bpfqdisc(8), list)." },
 };
 
 /*
@@ -70,6 +71,7 @@ unsigned long long bq_prom_xstat_name(const struct bq_kind *k, const struct bq_x
 /* The keys of stats -j's "bpf" that every kind has. */
 static const char *const core_counters[] = {
 	"enqueued", "dequeued", "dequeued_bytes", "marks", "throttled", "resets", "drops",
+	"memory_bytes",
 };
 
 bool bq_core_name(const char *name, bool prometheus)
@@ -108,8 +110,22 @@ static bool join_instance(struct bq_qdisc_view *v, __u64 netns)
 	       !bq_read_params(v->kind, v->inst.slot, &v->set.val);
 }
 
+#define MEMORY_UNREAD	(~0ULL)
+
+/* What an instance of k holds: its kind's figure, read once for all its qdiscs into cache. */
+static __u64 instance_memory(const struct bq_kind *k, __u64 *cache)
+{
+	__u64 *c = &cache[k - bq_kinds];
+	struct bq_kind_memory m;
+
+	if (*c == MEMORY_UNREAD)
+		*c = bq_kind_memory(k, &m) ? 0 : m.per_instance;
+	return *c;
+}
+
 int bq_qdisc_views(int ifindex, bool ours_only, struct bq_qdisc_view **out, size_t *n)
 {
+	__u64 cache[bq_nkinds];
 	struct bq_qdisc_info *tc;
 	size_t ntc, m = 0;
 	__u64 netns = bq_self_netns_cookie();
@@ -119,6 +135,7 @@ int bq_qdisc_views(int ifindex, bool ours_only, struct bq_qdisc_view **out, size
 	*n = 0;
 	if (err)
 		return err;
+	memset(cache, 0xff, sizeof(cache));	/* MEMORY_UNREAD */
 	*out = calloc(ntc ? ntc : 1, sizeof(**out));
 	if (!*out) {
 		free(tc);
@@ -133,6 +150,8 @@ int bq_qdisc_views(int ifindex, bool ours_only, struct bq_qdisc_view **out, size
 		v->kind = k && !strcmp(k->kind, tc[i].kind) && bq_has_state(k) ? k : NULL;
 		if (!join_instance(v, netns))
 			v->kind = NULL;
+		if (v->kind)
+			v->memory = instance_memory(v->kind, cache);
 		if (v->kind || !ours_only)
 			m++;
 	}

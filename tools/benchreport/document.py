@@ -11,7 +11,7 @@ import os
 
 from .records import ReportError
 
-BLOCKS = ["header", "cover", "cost", "fifo", "scale", "hbm", "flent", "kernels", "cni",
+BLOCKS = ["header", "cover", "cost", "fifo", "scale", "hbm", "flent", "kernels", "cni", "memory",
           "targets", "reproducibility"]
 BEGIN, END = "<!-- begin bench-report {} -->", "<!-- end bench-report {} -->"
 TITLE = "# Benchmarks"

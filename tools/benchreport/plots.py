@@ -11,7 +11,8 @@ import sys
 import tempfile
 
 from .stats import HBM_ROWS
-from .tables import CNI_PLUGINS, COVER_KINDS, COST_KINDS, FLENT_KINDS, cni_rows
+from .tables import (CNI_PLUGINS, COVER_KINDS, COST_KINDS, FLENT_KINDS, MEMORY_IDLE_PAIRS,
+                     cni_rows, memory_counts)
 
 
 def warn(msg):
@@ -90,6 +91,38 @@ plot '{ping}' using 2:xtic(1) title 'bandwidth (reference)', '' using 3 title 'b
 unset logscale y
 """
 
+MEMORY = """
+set output '{outdir}/bench-memory.png'
+set style data histograms
+set style histogram clustered gap 1
+set style fill solid 0.6 border -1
+unset logscale x
+set xrange [*:*]
+set logscale y
+set yrange [100:*]
+set xtics rotate by -30
+set rmargin 10
+set xlabel ''
+set title 'Kernel memory: the kernel qdisc and the BPF kind (its load included)'
+set ylabel 'kB (log scale)'
+plot '{mem}' using 2:xtic(1) title 'kernel qdisc', '' using 3 title 'BPF kind'
+unset logscale y
+set xtics norotate
+set rmargin -1
+"""
+
+
+def memory_script(fig, tmp, outdir):
+    """Each idle and flows row of the memory table: the kernel's kB beside the BPF kind's."""
+    g = lambda c: fig_value(fig, "memory", c, "kmem_kb")
+    rows = [[f"{n}:{c}", g(f"idle:{n}:{c}"), g(f"idle:{n}:{b}")]
+            for n in memory_counts(fig, "idle") for c, b in MEMORY_IDLE_PAIRS]
+    rows += [[f"{n}_flows:fq", g(f"flows:{n}:fq"), g(f"flows:{n}:bpf_fq")]
+             for n in memory_counts(fig, "flows")]
+    if not rows:
+        return ""
+    return MEMORY.format(outdir=outdir, mem=write_dat(os.path.join(tmp, "memory"), rows))
+
 
 def cni_script(fig, tmp, outdir):
     g = lambda *a: fig_value(fig, *a)
@@ -147,6 +180,7 @@ def gnuplot(fig, outdir):
             script += SCALE.format(outdir=outdir, scale=scale)
         script += hbm_script(fig, tmp, outdir)
         script += cni_script(fig, tmp, outdir)
+        script += memory_script(fig, tmp, outdir)
         r = subprocess.run(["gnuplot"], input=script, text=True, capture_output=True)
         if r.returncode:
             warn(f"gnuplot failed: {r.stderr.strip()}")

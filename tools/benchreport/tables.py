@@ -5,13 +5,19 @@ figures are what they are is hand-written around the blocks."""
 import json
 import os
 
-from .stats import HBM_ROWS, HTB_ROW, fmt_ratio, hbm_key
+from .stats import HBM_ROWS, HTB_ROW, fmt_ratio, hbm_key, ratio
 
 COVER_KINDS = ["noqueue", "pfifo_fast", "bfifo", "plug", "bpf_floor", "bpf_fifo", "fq", "bpf_fq",
                "fq_codel", "bpf_fq_codel"]
 COST_KINDS = ["noqueue", "pfifo_fast", "pfifo", "bfifo", "bpf_fifo", "bpf_floor", "fq", "bpf_fq",
               "fq_codel", "bpf_fq_codel"]
 FLENT_KINDS = ["pfifo_fast", "bpf_fifo", "fq", "bpf_fq"]
+# The memory section (tools/bench memory): each kind's load, then the
+# kernel's qdisc and the BPF kind that stands for it, idle and with flows.
+MEMORY_KINDS = ["bpf_fifo", "bpf_fq", "bpf_fq_codel", "bpf_hbm"]
+MEMORY_IDLE_PAIRS = [("pfifo_fast", "bpf_fifo"), ("fq", "bpf_fq"), ("fq_codel", "bpf_fq_codel")]
+# Two reads of the same state differ by up to this (kernel_mem_kb, lib.sh).
+MEMORY_SPREAD_KB = 64
 # The ratios the patches are judged by (issue 29): each BPF qdisc against the
 # C qdisc it stands for, and the floor against bfifo, which no patch touches.
 KERNEL_RATIOS = [("bpf_fifo", "pfifo_fast"), ("bpf_fq_codel", "fq_codel"),
@@ -306,3 +312,55 @@ def cni(fig, meta, verdicts):
                        "ours / reference", "better", "beats it"], verdicts.cni_rows)
     return (lines + case_notes(fig, "cni", ("params",)) +
             ["![ADD and DEL per pod](bench-cni-pods.png)", "", "![ping under load](bench-cni-ping.png)", ""])
+
+
+def memory_counts(fig, kind):
+    """The instance or flow counts of the memory table's rows of kind, ascending."""
+    return sorted({int(c.split(":")[1]) for c in fig.s.get("memory", {}) if c.startswith(kind + ":")})
+
+
+def memory_ratio(fig, b, c):
+    """The BPF kind's kB over the kernel qdisc's; none where the kernel's is
+    within the probe's spread (MEMORY_SPREAD_KB), which a ratio would only magnify."""
+    kb_b, kb_c = fig.med("memory", b, "kmem_kb"), fig.med("memory", c, "kmem_kb")
+    if kb_c is None or kb_c <= MEMORY_SPREAD_KB:
+        return "–"
+    return fmt_ratio(ratio(kb_b, kb_c))
+
+
+def memory_pair(fig, row, c, b, m):
+    """A row of the memory table: the kernel's case c beside the BPF kind's b, counted by m."""
+    cell = lambda x, metric: fig.cell("memory", x, metric)
+    return [row, c.split(":")[-1], cell(c, m), cell(c, "kmem_kb"), b.split(":")[-1], cell(b, m),
+            cell(b, "kmem_kb"), memory_ratio(fig, b, c)]
+
+
+def memory_rows(fig):
+    """[row, kernel's qdisc, count, kB, BPF kind, count, kB, BPF / kernel] of the idle and flows rows."""
+    has = lambda *cs: any(fig.get("memory", c, "kmem_kb") for c in cs)
+    rows = [memory_pair(fig, f"{n} idle", f"idle:{n}:{c}", f"idle:{n}:{b}", "children")
+             for n in memory_counts(fig, "idle") for c, b in MEMORY_IDLE_PAIRS
+             if has(f"idle:{n}:{c}", f"idle:{n}:{b}")]
+    rows += [memory_pair(fig, f"{n} destinations", f"flows:{n}:fq", f"flows:{n}:bpf_fq", "flows")
+             for n in memory_counts(fig, "flows")]
+    return rows
+
+
+def memory_loads(fig):
+    """Each kind's load: the kernel's kB, and what bpfqdisc list says its maps and an instance hold."""
+    rows = [[k] + [fig.cell("memory", f"load:{k}", m) for m in ("kmem_kb", "maps_kb", "instance_kb")]
+            for k in MEMORY_KINDS if fig.get("memory", f"load:{k}", "kmem_kb")]
+    if not rows:
+        return []
+    return md_table(["`bpfqdisc load`, defaults", "kernel kB", "its maps kB (`bpfqdisc list`)",
+                     "an instance's kB (`bpfqdisc list`)"], rows)
+
+
+def memory(fig, meta):
+    if "memory" not in fig.s:
+        return [not_measured(meta, "`tools/bench quick --merge memory` runs it"), ""] + case_notes(fig, "memory")
+    return memory_loads(fig) + (md_table(["row", "kernel's qdisc", "instances or flows", "kernel kB", "BPF kind",
+                      "instances or flows", "BPF kB", "BPF / kernel"], memory_rows(fig)) +
+            [f"BPF / kernel: – where the kernel's figure is within {MEMORY_SPREAD_KB} kB, "
+             "the spread of two reads of the same state.", ""] +
+            case_notes(fig, "memory") + ["![kernel memory](bench-memory.png)", ""])
