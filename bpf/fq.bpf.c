@@ -753,10 +753,8 @@ static __noinline void fq_auto_quanta(struct Qdisc *sch, struct fq_params *p)
 static __always_inline struct sk_buff *fq_flow_pop(struct bq_instance *inst, struct fq_sched *q,
 						   struct fq_flow __arena *f, u64 now)
 {
-	struct bq_skbq sq = f->q;
-	struct sk_buff *skb = bq_skbq_pop(inst, &q->pool, &sq);
+	struct sk_buff *skb = bq_askbq_pop(inst, &q->pool, &f->q);
 
-	f->q = sq;
 	if (!skb)
 		return NULL;
 	fq_band_left(q, skb);
@@ -780,7 +778,6 @@ static __always_inline u32 fq_push_victim(const struct bq_instance *inst,
 	struct bq_tq_ent __arena *e;
 	struct bq_pkt *head;
 	struct fq_flow __arena *f;
-	struct bq_skbq sq;
 
 	bpf_for(i, 0, FQ_PUSH_SAMPLES) {
 		if (!q->delayed.len)
@@ -792,8 +789,7 @@ static __always_inline u32 fq_push_victim(const struct bq_instance *inst,
 		f = fq_flow(inst, val);
 		if (!f || f->state != F_THROTTLED || f->q.len <= len)
 			continue;
-		sq = f->q;
-		head = bq_skbq_head(inst, &sq);
+		head = bq_askbq_head(inst, &f->q);
 		if (!head || (band < FQ_BANDS && head->aux != band))
 			continue;
 		best = val;
@@ -960,6 +956,7 @@ BQ_ENQUEUE(fq)
 	if (full && !fq_make_room(sch, inst, q, p, band, f->q.len))
 		return fq_drop_arrival(sch, inst, q, p, band, skb, to_free);
 	was_empty = !f->q.len;
+	/* fq_band_push takes the fast path's queue too: the flow's goes by copy. */
 	sq = f->q;
 	ret = fq_band_push(sch, inst, q, &sq, skb, time, band, to_free);
 	f->q = sq;
@@ -1078,7 +1075,7 @@ static __always_inline u32 fq_pick_step(struct bq_instance *inst, struct fq_sche
 	struct fq_band *b = fq_band(q, q->band_nr);
 	struct bq_list *head;
 	struct fq_flow __arena *f;
-	struct bq_skbq sq;
+	struct bq_pkt *h;
 	bool is_new;
 	u64 t, tnp;
 	u32 idx;
@@ -1099,8 +1096,9 @@ static __always_inline u32 fq_pick_step(struct bq_instance *inst, struct fq_sche
 		f->state = F_OLD;
 		return FQ_AGAIN;
 	}
-	sq = f->q;
-	if (bq_skbq_head_time(inst, &sq, &t)) {
+	h = bq_askbq_head(inst, &f->q);
+	if (h) {
+		t = h->time;
 		tnp = t > f->time_next_packet ? t : f->time_next_packet;
 		if (now >= tnp) {
 			*due = tnp;

@@ -53,15 +53,19 @@
  * and at most one waits there. Like the kernel's bypass it counts in no
  * bucket: not in new_flow_count, memory_used or maxpacket.
  *
- * Memory. Buckets are entries 1..flows of a per-instance array region, the
- * packets sit in the framework's pool, in per-bucket FIFOs (enqueue time is
- * the pool's order key, and it only grows); nothing is allocated.
+ * Memory. Buckets are entries 1..flows in arena pages (bq/pages.bpf.h),
+ * each page allocated when a packet first hashes to one of its buckets and
+ * freed at reset and destroy: an idle qdisc holds none, where
+ * sch_fq_codel allocates its flows at init. The packets sit in the
+ * framework's pool, in per-bucket FIFOs (enqueue time is the pool's order
+ * key, and it only grows); nothing is allocated per packet.
  */
 /* Work-conserving, qlen exact: an empty queue may be bypassed (bq/core.bpf.h). */
 #define BQ_CAN_BYPASS 1
 #include "bq/core.bpf.h"
 #include "bq/pool.bpf.h"
 #include "bq/list.bpf.h"
+#include "bq/pages.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -130,23 +134,23 @@ struct fqc_sched {
 	struct bq_list new_flows, old_flows;
 	__u64 memory_usage;
 	__u32 mtu;		/* psched_mtu of the device: 0 until the first packet */
-	__u32 flows_hwm;	/* highest bucket used: what a purge walks */
+	__u32 flows_hwm;	/* highest bucket used: what the overflow scan walks */
+	struct bq_pages flows;	/* struct fqc_flow by bucket, in pages reached with use */
 };
 
 BQ_STATE(struct fqc_sched);
 
-BQ_SLOT_MAP(fqc_flows, BPF_MAP_TYPE_ARRAY, u32, struct fqc_flow, BQ_PER_RING, 0);
-
-static __always_inline struct fqc_flow *fqc_flow(const struct bq_instance *inst, u32 idx)
+/* Bucket idx, which an enqueue reached (NULL if none has). */
+static __always_inline struct fqc_flow __arena *fqc_flow(const struct bq_instance *inst, u32 idx)
 {
-	return bq_region_lookup(&fqc_flows, inst, bq_ring_slots, idx);
+	return bq_pages_at(&bq_state(inst)->flows, idx, sizeof(struct fqc_flow));
 }
 
-BQ_LIST_OPS(fqc_list, struct fqc_flow, fqc_flow)
+BQ_LIST_OPS(fqc_list, struct fqc_flow __arena, fqc_flow)
 
 /* Move bucket f to the tail of old_flows, from wherever it is. */
 static __always_inline void fqc_to_old(struct bq_instance *inst, struct fqc_sched *q,
-				       struct fqc_flow *f, u32 idx)
+				       struct fqc_flow __arena *f, u32 idx)
 {
 	if (f->list == FQC_OLD) {
 		fqc_list_del(inst, &q->old_flows, f, idx);
@@ -160,7 +164,7 @@ static __always_inline void fqc_to_old(struct bq_instance *inst, struct fqc_sche
 }
 
 static __always_inline void fqc_detach(struct bq_instance *inst, struct fqc_sched *q,
-				       struct fqc_flow *f, u32 idx)
+				       struct fqc_flow __arena *f, u32 idx)
 {
 	if (f->list == FQC_OLD) {
 		fqc_list_del(inst, &q->old_flows, f, idx);
@@ -179,7 +183,7 @@ static __always_inline void fqc_detach(struct bq_instance *inst, struct fqc_sche
  * in Q0.32. Converges quadratically, and count moves by one at a time, so
  * one step per change keeps it close without a divide or a sqrt.
  */
-static __always_inline void fqc_newton_step(struct fqc_flow *f)
+static __always_inline void fqc_newton_step(struct fqc_flow __arena *f)
 {
 	u64 x = f->rec_inv_sqrt;
 	u64 x2 = (x * x) >> 32;
@@ -190,7 +194,7 @@ static __always_inline void fqc_newton_step(struct fqc_flow *f)
 }
 
 /* t + interval / sqrt(count), in two halves: interval * 2^32 overflows. */
-static __always_inline u64 fqc_control_law(const struct fqc_flow *f, u64 t, u64 interval)
+static __always_inline u64 fqc_control_law(const struct fqc_flow __arena *f, u64 t, u64 interval)
 {
 	u64 x = f->rec_inv_sqrt;
 
@@ -204,7 +208,7 @@ static __always_inline u64 fqc_control_law(const struct fqc_flow *f, u64 t, u64 
  */
 static __always_inline bool fqc_should_drop(struct Qdisc *sch, struct bq_instance *inst,
 					    struct fqc_sched *q, const struct fqc_params *p,
-					    struct fqc_flow *f, struct bq_pkt *h, u64 now)
+					    struct fqc_flow __arena *f, struct bq_pkt *h, u64 now)
 {
 	if (!h) {
 		f->first_above_time = 0;
@@ -225,10 +229,10 @@ static __always_inline bool fqc_should_drop(struct Qdisc *sch, struct bq_instanc
 
 /* Free f's head packet, counted as CoDel's or the overflow's drop. */
 static __always_inline void fqc_drop_head(struct Qdisc *sch, struct bq_instance *inst,
-					  struct fqc_sched *q, struct fqc_flow *f,
+					  struct fqc_sched *q, struct fqc_flow __arena *f,
 					  enum bq_drop_reason why)
 {
-	struct sk_buff *skb = bq_skbq_pop(inst, &q->pool, &f->q);
+	struct sk_buff *skb = bq_askbq_pop(inst, &q->pool, &f->q);
 
 	if (!skb)
 		return;
@@ -248,11 +252,11 @@ static __always_inline void fqc_drop_head(struct Qdisc *sch, struct bq_instance 
  * control law's times while in it, leave as soon as a head packet is good.
  */
 static __noinline bool fqc_codel(struct Qdisc *sch, struct bq_instance *inst,
-				 struct fqc_flow *f, u64 now)
+				 struct fqc_flow __arena *f, u64 now)
 {
 	const struct fqc_params *p = bq_kind_params(bq_params_of(inst));
 	struct fqc_sched *q = bq_state(inst);
-	struct bq_pkt *h = bq_skbq_head(inst, &f->q);
+	struct bq_pkt *h = bq_askbq_head(inst, &f->q);
 	bool drop;
 	u32 delta, i;
 
@@ -272,7 +276,7 @@ static __noinline bool fqc_codel(struct Qdisc *sch, struct bq_instance *inst,
 			f->count++;
 			fqc_newton_step(f);
 			fqc_drop_head(sch, inst, q, f, FQC_DROP_CODEL);
-			h = bq_skbq_head(inst, &f->q);
+			h = bq_askbq_head(inst, &f->q);
 			if (!fqc_should_drop(sch, inst, q, p, f, h, now))
 				f->dropping = 0;
 			else
@@ -280,7 +284,7 @@ static __noinline bool fqc_codel(struct Qdisc *sch, struct bq_instance *inst,
 		}
 	} else if (drop) {
 		fqc_drop_head(sch, inst, q, f, FQC_DROP_CODEL);
-		h = bq_skbq_head(inst, &f->q);
+		h = bq_askbq_head(inst, &f->q);
 		fqc_should_drop(sch, inst, q, p, f, h, now);
 		f->dropping = 1;
 		/* Back soon after the last time: resume near its drop rate. */
@@ -310,7 +314,7 @@ static __noinline u32 fqc_drop_batch(struct Qdisc *sch, struct bq_instance *inst
 				     struct fqc_sched *q, const struct fqc_params *p)
 {
 	u32 i, fat = 0, maxbacklog = 0, threshold, len = 0;
-	struct fqc_flow *f;
+	struct fqc_flow __arena *f;
 
 	bpf_for(i, 1, q->flows_hwm + 1) {
 		f = fqc_flow(inst, i);
@@ -324,7 +328,7 @@ static __noinline u32 fqc_drop_batch(struct Qdisc *sch, struct bq_instance *inst
 		return 0;
 	threshold = maxbacklog >> 1;
 	bpf_for(i, 0, p->drop_batch) {
-		struct bq_pkt *h = bq_skbq_head(inst, &f->q);
+		struct bq_pkt *h = bq_askbq_head(inst, &f->q);
 
 		if (!h || (i && len >= threshold))	/* at least one */
 			break;
@@ -370,7 +374,7 @@ BQ_ENQUEUE(fq_codel)
 	struct bq_instance *inst;
 	struct fqc_sched *q = bq_enter(sch, &inst, &p);
 	u32 idx, nflows, len, truesize;
-	struct fqc_flow *f;
+	struct fqc_flow __arena *f;
 	int ret;
 
 	if (!q)
@@ -382,15 +386,15 @@ BQ_ENQUEUE(fq_codel)
 		return ret;
 	}
 	/* A bucket per flow hash, as reciprocal_scale() spreads it. */
-	nflows = p->flows < bq_ring_slots - 1 ? p->flows : bq_ring_slots - 1;
+	nflows = p->flows;
 	idx = (((u64)bpf_skb_get_hash(skb) * nflows) >> 32) + 1;
-	f = fqc_flow(inst, idx);
+	f = bq_pages_reach(&q->flows, idx, sizeof(struct fqc_flow));
 	if (!f)
 		return bq_drop(sch, inst, skb, to_free, BQ_DROP_NOMEM);
 	len = bq_pkt_len(skb);
 	truesize = skb->truesize;
 	/* The enqueue time orders the bucket's FIFO and gives the sojourn. */
-	ret = bq_skbq_push(sch, inst, &q->pool, &f->q, skb, bpf_ktime_get_ns(), len, to_free);
+	ret = bq_askbq_push(sch, inst, &q->pool, &f->q, skb, bpf_ktime_get_ns(), len, to_free);
 	if (ret != NET_XMIT_SUCCESS)
 		return ret;
 	f->backlog += len;
@@ -434,7 +438,7 @@ BQ_ENQUEUE(fq_codel)
 static __noinline void fqc_trim(struct Qdisc *sch, struct bq_instance *inst,
 				struct fqc_sched *q, const struct fqc_params *p)
 {
-	struct fqc_flow *f;
+	struct fqc_flow __arena *f;
 	u32 i, idx;
 
 	bpf_for(i, 0, BQ_DEFAULT_RING_SLOTS) {
@@ -457,7 +461,7 @@ static __always_inline u32 fqc_turn(struct Qdisc *sch, struct bq_instance *inst,
 {
 	bool is_new = q->new_flows.head;
 	u32 idx = is_new ? q->new_flows.head : q->old_flows.head;
-	struct fqc_flow *f;
+	struct fqc_flow __arena *f;
 
 	if (!idx)
 		return 0;
@@ -485,7 +489,7 @@ BQ_DEQUEUE(fq_codel)
 	struct bq_instance *inst;
 	struct fqc_sched *q;
 	struct sk_buff *skb;
-	struct fqc_flow *f;
+	struct fqc_flow __arena *f;
 	u32 idx = FQC_AGAIN, i;
 	u64 now;
 
@@ -517,7 +521,7 @@ BQ_DEQUEUE(fq_codel)
 	f = idx ? fqc_flow(inst, idx) : NULL;
 	if (!f)
 		return NULL;
-	skb = bq_skbq_pop(inst, &q->pool, &f->q);
+	skb = bq_askbq_pop(inst, &q->pool, &f->q);
 	if (!skb)
 		return NULL;
 	f->backlog -= bq_pkt_len(skb);
@@ -536,17 +540,12 @@ static int fqc_setup(struct Qdisc *sch, struct bq_instance *inst, struct fqc_sch
 	return 0;
 }
 
-static __always_inline void fqc_flow_clear(const struct bq_instance *inst, struct fqc_flow *f)
-{
-	__builtin_memset(f, 0, sizeof(*f));
-}
-
-/* Free every packet; every bucket used goes back to a zeroed one. */
+/* Free every packet, and the pages of every bucket: zeroed ones come with use. */
 static __noinline void fqc_purge(struct Qdisc *sch, struct bq_instance *inst,
 				 struct fqc_sched *q)
 {
 	bq_pool_purge(sch, inst, &q->pool);
-	bq_region_each(inst, fqc_flow, q->flows_hwm, fqc_flow_clear);
+	bq_pages_free(&q->flows);
 	inst->cnt.x[X_NEW_FLOWS_LEN] = 0;
 	inst->cnt.x[X_OLD_FLOWS_LEN] = 0;
 	inst->cnt.x[X_MEMORY_USED] = 0;

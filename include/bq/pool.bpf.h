@@ -192,4 +192,44 @@ static __always_inline void bq_pool_purge(struct Qdisc *sch, const struct bq_ins
 	}
 	__builtin_memset(&ps->ids, 0, sizeof(ps->ids));
 }
+/*
+ * The same for a queue kept in an arena (a flow's in bq/pages.bpf.h),
+ * which the functions above cannot take: it goes through a copy on the
+ * stack, three words each way.
+ */
+#ifndef __arena
+#define __arena __attribute__((address_space(1)))
+#endif
+
+static __always_inline int bq_askbq_push(struct Qdisc *sch, struct bq_instance *inst,
+					 struct bq_pool_state *ps, struct bq_skbq __arena *asq,
+					 struct sk_buff *skb, u64 time, u32 aux,
+					 struct bpf_sk_buff_ptr *to_free)
+{
+	struct bq_skbq sq = *asq;
+	int ret = bq_skbq_push(sch, inst, ps, &sq, skb, time, aux, to_free);
+
+	*asq = sq;
+	return ret;
+}
+
+static __always_inline struct bq_pkt *bq_askbq_head(const struct bq_instance *inst,
+						    const struct bq_skbq __arena *asq)
+{
+	struct bq_skbq sq = *asq;
+
+	return bq_skbq_head(inst, &sq);
+}
+
+static __always_inline struct sk_buff *bq_askbq_pop(const struct bq_instance *inst,
+						    struct bq_pool_state *ps,
+						    struct bq_skbq __arena *asq)
+{
+	struct bq_skbq sq = *asq;
+	struct sk_buff *skb = bq_skbq_pop(inst, ps, &sq);
+
+	*asq = sq;
+	return skb;
+}
+
 #endif /* BQ_POOL_BPF_H */
