@@ -183,7 +183,7 @@ struct fq_sched {
 	/* In arena pages allocated with use (bq/pages.bpf.h): */
 	struct bq_pages flows;		/* struct fq_flow by index (flow_ids) */
 	struct bq_pages buckets;	/* FQ_BUCKETS chains of the flow table */
-	struct bq_pages clocks;		/* FQ_CLOCK_SLOTS struct fq_clock */
+	__u32 clocks;			/* arena offset of fq_clocks: 0 until a socket is clocked */
 	struct bq_pages heap;		/* struct bq_tq_ent of delayed, by slot and by flow */
 };
 
@@ -331,11 +331,24 @@ static __always_inline u64 fq_sk_key(struct fq_sched *q, struct sock *sk)
 	return *(volatile u64 *)&q->sk_scratch;
 }
 
-/* The slot of fq_clocks that socket key (fq_sk_key) may hold. */
+#define FQ_CLOCK_PAGES	(FQ_CLOCK_SLOTS * sizeof(struct fq_clock) / BQ_PAGE_SIZE)
+_Static_assert(FQ_CLOCK_PAGES * BQ_PAGE_SIZE == FQ_CLOCK_SLOTS * sizeof(struct fq_clock),
+	       "fq_clocks fill their pages");
+
+/*
+ * The slot of fq_clocks that socket key (fq_sk_key) may hold; NULL
+ * without memory. The clocks are one block of pages, allocated at the
+ * first socket clocked, so that the fast path finds a slot by arithmetic.
+ */
 static __always_inline struct fq_clock __arena *fq_clock_slot(const struct bq_instance *inst, u64 key)
 {
-	return bq_pages_reach(&bq_state(inst)->clocks, bq_hash32(key) >> (32 - FQ_CLOCK_BITS),
-			      sizeof(struct fq_clock));
+	struct fq_sched *q = bq_state(inst);
+
+	if (!q->clocks)
+		q->clocks = bq_pages_block(FQ_CLOCK_PAGES);
+	if (!q->clocks)
+		return NULL;
+	return bq_arena_ptr(struct fq_clock, q->clocks) + (bq_hash32(key) >> (32 - FQ_CLOCK_BITS));
 }
 
 static __always_inline bool fq_l4_hashable(u8 proto)
@@ -1349,7 +1362,8 @@ static __noinline void fq_purge(struct Qdisc *sch, struct bq_instance *inst, str
 	bq_pool_purge(sch, inst, &q->pool);
 	bq_pages_free(&q->flows);
 	bq_pages_free(&q->buckets);
-	bq_pages_free(&q->clocks);
+	if (q->clocks)
+		bq_pages_block_free(q->clocks, FQ_CLOCK_PAGES);
 	bq_pages_free(&q->heap);
 	inst->cnt.x[X_FLOWS] = 0;
 	inst->cnt.x[X_INACTIVE] = 0;

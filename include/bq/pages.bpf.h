@@ -58,21 +58,38 @@ struct bq_pages {
 #define bq_arena_ptr(T, off)	((T __arena *)(__u64)(off))
 
 /*
- * A new zeroed page of the arena, as its offset; 0 without memory. The
- * arena spans 4 GiB, so it starts on a 4 GiB boundary and its first page
- * is at offset 0, which a table reads as "no page": that one is kept,
- * never used, and another taken.
+ * n new zeroed pages of the arena, one after the other, as the offset of
+ * the first; 0 without memory. A kind keeps a block for what it reaches by
+ * arithmetic alone (bpf_fq's socket clocks), and gives it back with
+ * bq_pages_block_free(). The arena spans 4 GiB, so it starts on a 4 GiB
+ * boundary and its first page is at offset 0, which reads as "none":
+ * that page is kept, never used, and others taken.
  */
+static __always_inline __u32 bq_pages_block(__u32 n)
+{
+	__u64 p = (__u64)bpf_arena_alloc_pages(&bq_arena, NULL, n, -1, 0);
+
+	if (p && !(__u32)p) {
+		if (n > 1)
+			bpf_arena_free_pages(&bq_arena, (void *)(p + BQ_PAGE_SIZE), n - 1);
+		p = (__u64)bpf_arena_alloc_pages(&bq_arena, NULL, n, -1, 0);
+	}
+	return (__u32)p;
+}
+
+static __always_inline void bq_pages_block_free(__u32 off, __u32 n)
+{
+	bpf_arena_free_pages(&bq_arena, (void *)(__u64)off, n);
+}
+
+/* A new zeroed page for table t, as its offset; 0 without memory. */
 static __always_inline __u32 bq_page_new(struct bq_pages *t)
 {
-	__u64 p = (__u64)bpf_arena_alloc_pages(&bq_arena, NULL, 1, -1, 0);
+	__u32 off = bq_pages_block(1);
 
-	if (p && !(__u32)p)
-		p = (__u64)bpf_arena_alloc_pages(&bq_arena, NULL, 1, -1, 0);
-	if (!(__u32)p)
-		return 0;
-	t->pages++;
-	return (__u32)p;
+	if (off)
+		t->pages++;
+	return off;
 }
 
 /*
@@ -141,11 +158,6 @@ static __always_inline void __arena *bq_pages_reach(struct bq_pages *t, __u32 id
 	return bq_arena_ptr(void, off + idx % per * sz);
 }
 
-static __always_inline void bq_page_free(__u32 off)
-{
-	bpf_arena_free_pages(&bq_arena, (void *)(__u64)off, 1);
-}
-
 /* Give back every page of t (the kind's purge); t is empty after. */
 static __always_inline void bq_pages_free(struct bq_pages *t)
 {
@@ -159,9 +171,9 @@ static __always_inline void bq_pages_free(struct bq_pages *t)
 		bpf_for(i, 0, BQ_PAGES_PER_DIR) {
 			off = dir[i];
 			if (off)
-				bq_page_free(off);
+				bq_pages_block_free(off, 1);
 		}
-		bq_page_free(t->dir[d]);
+		bq_pages_block_free(t->dir[d], 1);
 	}
 	__builtin_memset(t, 0, sizeof(*t));
 }
