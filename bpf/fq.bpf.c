@@ -293,7 +293,7 @@ static __always_inline struct fq_flow __arena *fq_flow(const struct bq_instance 
  */
 static __always_inline struct bq_tq_ent __arena *fq_tq_ent(const struct bq_instance *inst, u32 i)
 {
-	return bq_pages_at(&bq_state(inst)->heap, i, sizeof(struct bq_tq_ent));
+	return bq_pages_at_noinline(&bq_state(inst)->heap, i, sizeof(struct bq_tq_ent));
 }
 
 BQ_TIMEQ_OPS(fq_tq, fq_tq_ent, FQ_FLOWS_CAP + 1)
