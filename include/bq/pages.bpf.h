@@ -95,12 +95,15 @@ static __always_inline __u32 bq_page_new(struct bq_pages *t)
 /*
  * Entry idx of size sz of table t, or NULL if its page was never reached:
  * no allocation. A kind reaches an entry (bq_pages_reach) before it looks
- * it up. Inline, with sz a constant: a multiply and shifts, two loads.
+ * it up. Inline, with sz a constant: a multiply and shifts, two loads. It
+ * names the arena, as every program that casts an arena pointer must
+ * (a dequeue may only look up).
  */
 static __always_inline void __arena *bq_pages_at(const struct bq_pages *t, __u32 idx, __u32 sz)
 {
 	__u32 per = BQ_PAGE_SIZE / sz, page = idx / per, d = page / BQ_PAGES_PER_DIR, off;
 
+	asm volatile("" :: "r"(&bq_arena));
 	if (d >= BQ_PAGES_DIRS || !t->dir[d])
 		return NULL;
 	off = bq_arena_ptr(__u32, t->dir[d])[page % BQ_PAGES_PER_DIR];
@@ -111,12 +114,10 @@ static __always_inline void __arena *bq_pages_at(const struct bq_pages *t, __u32
  * bq_pages_at() as a global function, which the verifier checks once, not
  * at each lookup of a loop (a heap's steps): there the branches of the
  * inline one multiply the states of a large program past the verifier's
- * limit. It names the arena, as every program that casts an arena pointer
- * must. The offset of the entry, 0 for none.
+ * limit. The offset of the entry, 0 for none.
  */
 __noinline __u64 bq_pages_entry(const struct bq_pages *t, __u32 idx, __u32 sz)
 {
-	asm volatile("" :: "r"(&bq_arena));
 	if (!t || !sz || sz > BQ_PAGE_SIZE)
 		return 0;
 	return (__u64)bq_pages_at(t, idx, sz) & 0xffffffff;
