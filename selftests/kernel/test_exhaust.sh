@@ -66,12 +66,15 @@ CG=/sys/fs/cgroup/bq_small
 echo +memory >/sys/fs/cgroup/cgroup.subtree_control 2>/dev/null || true
 mkdir -p $CG
 [ -e $CG/memory.max ] || skip "no memory controller in cgroup2: cannot cap map memory"
-echo 32M >$CG/memory.max
+# Below bpf_fq's maps (25 MB, nearly all the packet pool), so that they
+# fail before the verifier runs: with its flows in arena pages, 32 MB held
+# the maps, and the verifier's memory got the loader OOM-killed instead.
+echo 16M >$CG/memory.max
 expect_err 1 "cannot allocate the maps of bpf_fq" \
 	in_cgroup $CG "$BQ" load fq
 rmdir $CG
 [ ! -e /sys/fs/bpf/bpfqdisc/fq ] || fail "a failed load left /sys/fs/bpf/bpfqdisc/fq"
 expect "$BQ" load fq >/dev/null
-note "allocation failure: bpf_fq's maps under a 32 MB memory cap refused in one line, no pin left"
+note "allocation failure: bpf_fq's maps under a 16 MB memory cap refused in one line, no pin left"
 expect "$BQ" unload fq >/dev/null
 exit 0
