@@ -468,9 +468,9 @@ static __always_inline bool fq_flow_free(const struct bq_instance *inst, struct 
  * detached (sch_fq's inactive flows). With a bounded table they must be
  * reclaimed too.
  */
-static __always_inline struct fq_flow __arena *fq_idle_flow(const struct bq_instance *inst,
-						    struct fq_sched *q, u32 age, u32 min_age,
-						    struct bq_list **l, u32 *idx)
+static __always_inline struct fq_flow __arena *
+fq_idle_flow(const struct bq_instance *inst, struct fq_sched *q, u32 age, u32 min_age,
+	     struct bq_list **l, u32 *idx)
 {
 	struct fq_flow __arena *f;
 	u32 b;

@@ -11,10 +11,10 @@
  * What a table needs of the kind's state is a struct bq_pages: the arena
  * offsets of its directory pages, each of which holds the offsets of
  * BQ_PAGES_PER_DIR pages of entries. Looking an entry up (bq_pages_at)
- * reads one of them, then the directory, and no map: two loads where a
- * region of an ARRAY map costs a lookup. The verifier cannot follow an arena pointer,
- * and a bad one reads zeroes and writes nothing, so an entry's index
- * need only be bounded, not checked against what was allocated.
+ * reads one of them, then the directory, and no map. The verifier cannot
+ * follow an arena pointer, and a bad one reads zeroes and writes nothing,
+ * so an entry's index need only be bounded, not checked against what was
+ * allocated.
  *
  * An entry must not hold a kptr (an arena cannot). A table holds at most
  * BQ_PAGES_DIRS * BQ_PAGES_PER_DIR pages; bq_pages_capacity() gives its
@@ -46,8 +46,6 @@ struct {
 /* Per table, in the kind's state; all zero is an empty table. */
 struct bq_pages {
 	__u32 dir[BQ_PAGES_DIRS];	/* arena offsets of directory pages; 0: none */
-	__u32 pages;			/* allocated, directories included */
-	__u32 pad;
 };
 
 /* Entries of size sz a table can hold. */
@@ -80,16 +78,6 @@ static __always_inline __u32 bq_pages_block(__u32 n)
 static __always_inline void bq_pages_block_free(__u32 off, __u32 n)
 {
 	bpf_arena_free_pages(&bq_arena, (void *)(__u64)off, n);
-}
-
-/* A new zeroed page for table t, as its offset; 0 without memory. */
-static __always_inline __u32 bq_page_new(struct bq_pages *t)
-{
-	__u32 off = bq_pages_block(1);
-
-	if (off)
-		t->pages++;
-	return off;
 }
 
 /*
@@ -148,7 +136,7 @@ static __always_inline void __arena *bq_pages_reach(struct bq_pages *t, __u32 id
 		return NULL;
 	dir = t->dir[d];
 	if (!dir) {
-		dir = bq_page_new(t);
+		dir = bq_pages_block(1);
 		if (!dir)
 			return NULL;
 		t->dir[d] = dir;
@@ -156,7 +144,7 @@ static __always_inline void __arena *bq_pages_reach(struct bq_pages *t, __u32 id
 	slot = bq_arena_ptr(__u32, dir) + page % BQ_PAGES_PER_DIR;
 	off = *slot;
 	if (!off) {
-		off = bq_page_new(t);
+		off = bq_pages_block(1);
 		if (!off)
 			return NULL;
 		*slot = off;
