@@ -59,7 +59,6 @@
 /* The heap of throttled flows is in arena pages, beside the flows: fq_tq below. */
 #define BQ_TIMEQ_OPS_ONLY
 #include "bq/timeq.bpf.h"
-#include "bq/ids.bpf.h"
 #include "bq/list.bpf.h"
 #include "bq/keytab.bpf.h"
 #include "bq/pages.bpf.h"
@@ -174,17 +173,23 @@ struct fq_sched {
 	__u32 band_pkts[FQ_BANDS];	/* queued in each, fast path included */
 	__u32 gc_checked;		/* age (ns >> 20) of the last GC check */
 	struct bq_list detached;	/* LRU: oldest first */
-	struct bq_ids flow_ids;		/* flow entries in use; free ones linked by link.next */
 	__u64 time_next_delayed_flow;	/* FQ_NONE: nothing throttled */
 	__u64 sk_scratch;		/* see fq_sk_key() */
 	__u64 hash_key[2];		/* see fq_pkt_hash() */
 	__u64 limit_seen;		/* limit at the last dequeue: see fq_trim() */
 	__u32 trimming;			/* a lowered limit's trim is not done */
 	/* In arena pages allocated with use (bq/pages.bpf.h): */
+	struct bq_idmap flow_ids;	/* indexes of flows in use */
 	struct bq_pages flows;		/* struct fq_flow by index (flow_ids) */
 	struct bq_pages buckets;	/* FQ_BUCKETS chains of the flow table */
 	__u32 clocks;			/* arena offset of fq_clocks: 0 until a socket is clocked */
 	struct bq_pages heap;		/* struct bq_tq_ent of delayed, by slot and by flow */
+	/*
+	 * A page of flows is held by its flows; a page of chains by its chains
+	 * that are not empty; a page of heap entries by its flows and by the
+	 * heap's slots 1 .. flow_ids.used (it may hold every flow). The last
+	 * to go frees it, as sch_fq's collected flows free their slab.
+	 */
 };
 
 BQ_STATE(struct fq_sched);
@@ -309,9 +314,10 @@ static __always_inline u32 __arena *fq_bucket(const struct bq_instance *inst, u6
 	return bq_pages_at(&bq_state(inst)->buckets, fq_bucket_index(fkey), sizeof(u32));
 }
 
-static __always_inline bool fq_bucket_reach(struct fq_sched *q, u64 fkey)
+static __always_inline bool fq_bucket_reach(const struct bq_instance *inst, struct fq_sched *q,
+					    u64 fkey)
 {
-	return bq_pages_reach(&q->buckets, fq_bucket_index(fkey), sizeof(u32));
+	return bq_pages_reach(inst, &q->buckets, fq_bucket_index(fkey), sizeof(u32));
 }
 
 static __always_inline u32 fq_age_now(u64 now)
@@ -345,7 +351,7 @@ static __always_inline struct fq_clock __arena *fq_clock_slot(const struct bq_in
 	struct fq_sched *q = bq_state(inst);
 
 	if (!q->clocks)
-		q->clocks = bq_pages_block(FQ_CLOCK_PAGES);
+		q->clocks = bq_pages_block(inst, FQ_CLOCK_PAGES);
 	if (!q->clocks)
 		return NULL;
 	return bq_arena_ptr(struct fq_clock, q->clocks) + (bq_hash32(key) >> (32 - FQ_CLOCK_BITS));
@@ -433,16 +439,61 @@ BQ_LIST_OPS(fq_list, struct fq_flow __arena, fq_flow)
 
 /* --- flow table --------------------------------------------------------- */
 
-/* Give flow f's index back: the free list links through the flow (ids.bpf.h). */
-static __always_inline void fq_flow_id_put(struct fq_sched *q, struct fq_flow __arena *f, u32 idx)
-{
-	u32 next;
+BQ_KEYTAB_OPS(fq_tab, struct fq_flow __arena, fq_flow, fq_bucket, key)
 
-	bq_ids_put(&q->flow_ids, &next, idx);
-	f->link.next = next;
+/*
+ * Flow idx gets its pages (its entry, its heap entry, and one more slot
+ * of the heap) and its index: false without memory, and then nothing is
+ * held.
+ */
+static __always_inline bool fq_flow_hold(const struct bq_instance *inst, struct fq_sched *q,
+					 u32 idx)
+{
+	const u32 sz = sizeof(struct bq_tq_ent);
+
+	if (!bq_pages_hold(inst, &q->flows, idx, sizeof(struct fq_flow)))
+		return false;
+	if (!bq_pages_hold(inst, &q->heap, idx, sz))
+		goto no_entry;
+	if (!bq_pages_hold(inst, &q->heap, q->flow_ids.used + 1, sz))
+		goto no_slot;
+	bq_idmap_take(&q->flow_ids, idx);
+	return true;
+no_slot:
+	bq_pages_release(inst, &q->heap, idx, sz);
+no_entry:
+	bq_pages_release(inst, &q->flows, idx, sizeof(struct fq_flow));
+	return false;
 }
 
-BQ_KEYTAB_OPS(fq_tab, struct fq_flow __arena, fq_flow, fq_bucket, key)
+/* What fq_flow_hold() took, given back: its pages may go. */
+static __always_inline void fq_flow_unhold(const struct bq_instance *inst, struct fq_sched *q,
+					   u32 idx)
+{
+	const u32 sz = sizeof(struct bq_tq_ent);
+
+	bq_pages_release(inst, &q->heap, q->flow_ids.used, sz);
+	bq_idmap_put(&q->flow_ids, idx);
+	bq_pages_release(inst, &q->heap, idx, sz);
+	bq_pages_release(inst, &q->flows, idx, sizeof(struct fq_flow));
+}
+
+/* The chain of key has its first flow: it holds its page of chains. */
+static __always_inline void fq_chain_held(const struct bq_instance *inst, struct fq_sched *q,
+					  u64 key)
+{
+	bq_pages_hold(inst, &q->buckets, fq_bucket_index(key), sizeof(u32));
+}
+
+/* The chain of key lost a flow: if it was the last, the chain no longer holds its page. */
+static __always_inline void fq_chain_left(const struct bq_instance *inst, struct fq_sched *q,
+					  u64 key)
+{
+	u32 __arena *b = fq_bucket(inst, key);
+
+	if (b && !*b)
+		bq_pages_release(inst, &q->buckets, fq_bucket_index(key), sizeof(u32));
+}
 
 /*
  * Unhash and free an empty flow that is on list l; false if it cannot be
@@ -453,9 +504,10 @@ static __always_inline bool fq_flow_free(const struct bq_instance *inst, struct 
 {
 	if (!fq_tab_remove(inst, f, idx))
 		return false;
+	fq_chain_left(inst, q, f->key);
 	fq_list_del(inst, l, f, idx);
 	f->state = F_FREE;
-	fq_flow_id_put(q, f, idx);
+	fq_flow_unhold(inst, q, idx);
 	return true;
 }
 
@@ -534,20 +586,14 @@ static __noinline u32 fq_gc(struct bq_instance *inst, struct fq_sched *q, u32 ag
 static __always_inline u32 fq_flow_alloc(struct bq_instance *inst, struct fq_sched *q,
 					 u64 flows_max, u64 now)
 {
-	struct fq_flow __arena *f;
-	u32 next;
+	u32 idx;
 
 	if (flows_max > FQ_FLOWS_CAP)
 		flows_max = FQ_FLOWS_CAP;
 	if (q->flow_ids.used >= flows_max && !fq_reclaim(inst, q, fq_age_now(now), 0))
 		return 0;
-	/* Its entry and its heap slot (fq_tq_ent) reached before it is handed out. */
-	next = q->flow_ids.free ?: q->flow_ids.hwm + 1;
-	if (!bq_pages_reach(&q->flows, next, sizeof(struct fq_flow)) ||
-	    !bq_pages_reach(&q->heap, next, sizeof(struct bq_tq_ent)))
-		return 0;
-	f = q->flow_ids.free ? fq_flow(inst, q->flow_ids.free) : NULL;
-	return bq_ids_alloc(&q->flow_ids, FQ_FLOWS_CAP + 1, f ? f->link.next : BQ_IDS_UNREAD);
+	idx = bq_idmap_peek(inst, &q->flow_ids, FQ_FLOWS_CAP + 1);
+	return idx && fq_flow_hold(inst, q, idx) ? idx : 0;
 }
 
 /* The flow of key, created if new; 0 when none can be had. */
@@ -558,12 +604,18 @@ static __noinline u32 fq_classify(struct bq_instance *inst, struct fq_sched *q,
 	u32 idx;
 
 	idx = fq_tab_find(inst, key);
-	if (idx || !fq_bucket_reach(q, key))
+	if (idx || !fq_bucket_reach(inst, q, key))
 		return idx;
 	idx = fq_flow_alloc(inst, q, p->flows_max, now);
 	f = idx ? fq_flow(inst, idx) : NULL;
-	if (!f || !fq_tab_insert(inst, f, idx, key))
+	if (!f)
 		return 0;
+	if (!fq_tab_insert(inst, f, idx, key)) {
+		fq_flow_unhold(inst, q, idx);
+		return 0;
+	}
+	if (!f->hnext)
+		fq_chain_held(inst, q, key);
 	f->time_next_packet = 0;
 	f->q.head = f->q.tail = f->q.len = 0;
 	f->credit = p->initial_quantum;
@@ -1360,11 +1412,12 @@ static int fq_setup(struct Qdisc *sch, struct bq_instance *inst, struct fq_sched
 static __noinline void fq_purge(struct Qdisc *sch, struct bq_instance *inst, struct fq_sched *q)
 {
 	bq_pool_purge(sch, inst, &q->pool);
-	bq_pages_free(&q->flows);
-	bq_pages_free(&q->buckets);
+	bq_idmap_free(inst, &q->flow_ids);
+	bq_pages_free(inst, &q->flows);
+	bq_pages_free(inst, &q->buckets);
 	if (q->clocks)
-		bq_pages_block_free(q->clocks, FQ_CLOCK_PAGES);
-	bq_pages_free(&q->heap);
+		bq_pages_block_free(inst, q->clocks, FQ_CLOCK_PAGES);
+	bq_pages_free(inst, &q->heap);
 	inst->cnt.x[X_FLOWS] = 0;
 	inst->cnt.x[X_INACTIVE] = 0;
 	inst->cnt.x[X_THROTTLED] = 0;

@@ -388,7 +388,7 @@ BQ_ENQUEUE(fq_codel)
 	/* A bucket per flow hash, as reciprocal_scale() spreads it. */
 	nflows = p->flows;
 	idx = (((u64)bpf_skb_get_hash(skb) * nflows) >> 32) + 1;
-	f = bq_pages_reach(&q->flows, idx, sizeof(struct fqc_flow));
+	f = bq_pages_reach(inst, &q->flows, idx, sizeof(struct fqc_flow));
 	if (!f)
 		return bq_drop(sch, inst, skb, to_free, BQ_DROP_NOMEM);
 	len = bq_pkt_len(skb);
@@ -545,7 +545,7 @@ static __noinline void fqc_purge(struct Qdisc *sch, struct bq_instance *inst,
 				 struct fqc_sched *q)
 {
 	bq_pool_purge(sch, inst, &q->pool);
-	bq_pages_free(&q->flows);
+	bq_pages_free(inst, &q->flows);
 	inst->cnt.x[X_NEW_FLOWS_LEN] = 0;
 	inst->cnt.x[X_OLD_FLOWS_LEN] = 0;
 	inst->cnt.x[X_MEMORY_USED] = 0;

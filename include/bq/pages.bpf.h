@@ -2,11 +2,9 @@
 /*
  * bpfqdisc pages: tables of fixed-size entries, numbered from 0, in the
  * kind's arena (bq_arena), whose pages are allocated when an entry on
- * them is first reached and given back when the instance is purged. A
- * table costs nothing until it is used and what it has reached after:
- * an idle instance holds no page of it, and a table of flows holds the
- * pages its highest index reached (ids.bpf.h hands out freed indexes
- * before new ones, so that is the most flows it held at once).
+ * them is first reached and given back when nothing holds them, or when
+ * the instance is purged. A table costs nothing until it is used: an idle
+ * instance holds no page of it.
  *
  * What a table needs of the kind's state is a struct bq_pages: the arena
  * offsets of its directory pages, each of which holds the offsets of
@@ -15,6 +13,19 @@
  * follow an arena pointer, and a bad one reads zeroes and writes nothing,
  * so an entry's index need only be bounded, not checked against what was
  * allocated.
+ *
+ * A page may be held (bq_pages_hold) for each live entry on it, as a slab
+ * page is by its objects: the last release (bq_pages_release) frees it,
+ * as sch_fq's flows go back to the slab once collected. The count is the
+ * low bits of the page's directory slot, which a page-aligned offset
+ * leaves free. A page reached and never held stays until the purge.
+ * Free entries must then be found without reading the entries, whose page
+ * may be gone: struct bq_idmap hands out indexes, lowest first, which
+ * also packs the live entries into the fewest pages.
+ *
+ * Every page an instance holds is counted in bq_arena_held by its slot,
+ * which bpfqdisc list and stats read: the kernel reports none of an
+ * arena's pages (they are neither slab, per-CPU nor vmalloc memory).
  *
  * An entry must not hold a kptr (an arena cannot). A table holds at most
  * BQ_PAGES_DIRS * BQ_PAGES_PER_DIR pages; bq_pages_capacity() gives its
@@ -34,6 +45,8 @@
 #define BQ_PAGE_SIZE		4096
 #define BQ_PAGES_PER_DIR	(BQ_PAGE_SIZE / sizeof(__u32))
 #define BQ_PAGES_DIRS		32
+/* A directory slot: the page's offset, and in the bits below a page, the holds of it. */
+#define BQ_PAGE_HOLDS		(BQ_PAGE_SIZE - 1)
 /* 4 GiB of address space, the most an arena has: nothing is allocated until used. */
 #define BQ_ARENA_PAGES		(1U << 20)
 
@@ -42,6 +55,17 @@ struct {
 	__uint(map_flags, BPF_F_MMAPABLE);
 	__uint(max_entries, BQ_ARENA_PAGES);
 } bq_arena SEC(".maps");
+
+/* Pages of the arena each instance holds, by slot: what user space reports. */
+BQ_SLOT_MAP(bq_arena_held, BPF_MAP_TYPE_ARRAY, u32, __u64, 1, BQ_MAP_PIN);
+
+static __always_inline void bq_pages_count(const struct bq_instance *inst, int n)
+{
+	__u64 *held = bq_region_lookup(&bq_arena_held, inst, 1, 0);
+
+	if (held)
+		*held += n;
+}
 
 /* Per table, in the kind's state; all zero is an empty table. */
 struct bq_pages {
@@ -63,7 +87,7 @@ struct bq_pages {
  * boundary and its first page is at offset 0, which reads as "none":
  * that page is kept, never used, and others taken.
  */
-static __always_inline __u32 bq_pages_block(__u32 n)
+static __always_inline __u32 bq_pages_block(const struct bq_instance *inst, __u32 n)
 {
 	__u64 p = (__u64)bpf_arena_alloc_pages(&bq_arena, NULL, n, -1, 0);
 
@@ -72,12 +96,16 @@ static __always_inline __u32 bq_pages_block(__u32 n)
 			bpf_arena_free_pages(&bq_arena, (void *)(p + BQ_PAGE_SIZE), n - 1);
 		p = (__u64)bpf_arena_alloc_pages(&bq_arena, NULL, n, -1, 0);
 	}
+	if ((__u32)p)
+		bq_pages_count(inst, n);
 	return (__u32)p;
 }
 
-static __always_inline void bq_pages_block_free(__u32 off, __u32 n)
+static __always_inline void bq_pages_block_free(const struct bq_instance *inst, __u32 off,
+						__u32 n)
 {
 	bpf_arena_free_pages(&bq_arena, (void *)(__u64)off, n);
+	bq_pages_count(inst, -(int)n);
 }
 
 /*
@@ -94,7 +122,7 @@ static __always_inline void __arena *bq_pages_at(const struct bq_pages *t, __u32
 	asm volatile("" :: "r"(&bq_arena));
 	if (d >= BQ_PAGES_DIRS || !t->dir[d])
 		return NULL;
-	off = bq_arena_ptr(__u32, t->dir[d])[page % BQ_PAGES_PER_DIR];
+	off = bq_arena_ptr(__u32, t->dir[d])[page % BQ_PAGES_PER_DIR] & ~BQ_PAGE_HOLDS;
 	return off ? bq_arena_ptr(void, off + idx % per * sz) : NULL;
 }
 
@@ -121,39 +149,104 @@ static __always_inline void __arena *bq_pages_at_noinline(const struct bq_pages 
 }
 
 /*
- * Entry idx of size sz of table t, its pages allocated if need be; NULL
- * without. Arena pages come zeroed. A failed allocation stores nothing:
- * the verifier refuses one store instruction for two kinds of pointer,
- * which the compiler would make of two alike failure paths.
+ * The directory slot of the page of entry idx of size sz of table t, as
+ * an arena offset, the page allocated if need be; 0 without memory. Arena
+ * pages come zeroed. Global, so that the verifier checks it once: inline,
+ * its failure paths multiplied the states of bpf_fq's enqueue past the
+ * verifier's limit. A failed allocation stores nothing: the verifier
+ * refuses one store instruction for two kinds of pointer, which the
+ * compiler would make of two alike failure paths.
  */
-static __always_inline void __arena *bq_pages_reach(struct bq_pages *t, __u32 idx, __u32 sz)
+__noinline __u64 bq_pages_slot(const struct bq_instance *inst, struct bq_pages *t, __u32 idx,
+			       __u32 sz)
 {
-	__u32 per = BQ_PAGE_SIZE / sz, page = idx / per, d = page / BQ_PAGES_PER_DIR;
-	__u32 dir, off;
+	__u32 page, d, dir, off;
 	__u32 __arena *slot;
 
+	if (!inst || !t || !sz || sz > BQ_PAGE_SIZE)
+		return 0;
+	page = idx / (BQ_PAGE_SIZE / sz);
+	d = page / BQ_PAGES_PER_DIR;
 	if (d >= BQ_PAGES_DIRS)
-		return NULL;
+		return 0;
 	dir = t->dir[d];
 	if (!dir) {
-		dir = bq_pages_block(1);
+		dir = bq_pages_block(inst, 1);
 		if (!dir)
-			return NULL;
+			return 0;
 		t->dir[d] = dir;
 	}
 	slot = bq_arena_ptr(__u32, dir) + page % BQ_PAGES_PER_DIR;
-	off = *slot;
-	if (!off) {
-		off = bq_pages_block(1);
+	if (!*slot) {
+		off = bq_pages_block(inst, 1);
 		if (!off)
-			return NULL;
+			return 0;
 		*slot = off;
 	}
-	return bq_arena_ptr(void, off + idx % per * sz);
+	return (__u64)slot & 0xffffffff;
+}
+
+/* Entry idx of size sz on the page of directory slot off (bq_pages_slot()). */
+static __always_inline void __arena *bq_pages_slot_entry(__u64 off, __u32 idx, __u32 sz)
+{
+	__u32 page = *bq_arena_ptr(__u32, off) & ~BQ_PAGE_HOLDS;
+
+	return bq_arena_ptr(void, page + idx % (BQ_PAGE_SIZE / sz) * sz);
+}
+
+/* Entry idx of size sz of table t, its page allocated if need be; NULL without. */
+static __always_inline void __arena *bq_pages_reach(const struct bq_instance *inst,
+						    struct bq_pages *t, __u32 idx, __u32 sz)
+{
+	__u64 off = bq_pages_slot(inst, t, idx, sz);
+
+	return off ? bq_pages_slot_entry(off, idx, sz) : NULL;
+}
+
+/*
+ * bq_pages_reach(), and a hold of the page for the entry, which a
+ * bq_pages_release() of the same index gives back. At most BQ_PAGE_HOLDS
+ * holds a page: one per entry, or two per entry of 16 bytes or more.
+ */
+static __always_inline void __arena *bq_pages_hold(const struct bq_instance *inst,
+						   struct bq_pages *t, __u32 idx, __u32 sz)
+{
+	__u64 off = bq_pages_slot(inst, t, idx, sz);
+
+	if (!off)
+		return NULL;
+	*bq_arena_ptr(__u32, off) += 1;
+	return bq_pages_slot_entry(off, idx, sz);
+}
+
+/* Give back a hold of the page of entry idx: the last one frees the page. Global, as bq_pages_slot(). */
+__noinline int bq_pages_release(const struct bq_instance *inst, struct bq_pages *t, __u32 idx,
+				__u32 sz)
+{
+	__u32 page, d, v;
+	__u32 __arena *slot;
+
+	if (!inst || !t || !sz || sz > BQ_PAGE_SIZE)
+		return 0;
+	page = idx / (BQ_PAGE_SIZE / sz);
+	d = page / BQ_PAGES_PER_DIR;
+	if (d >= BQ_PAGES_DIRS || !t->dir[d])
+		return 0;
+	slot = bq_arena_ptr(__u32, t->dir[d]) + page % BQ_PAGES_PER_DIR;
+	v = *slot;
+	if (!(v & BQ_PAGE_HOLDS))
+		return 0;
+	if (--v & BQ_PAGE_HOLDS) {
+		*slot = v;
+		return 0;
+	}
+	*slot = 0;
+	bq_pages_block_free(inst, v, 1);
+	return 0;
 }
 
 /* Give back every page of t (the kind's purge); t is empty after. */
-static __always_inline void bq_pages_free(struct bq_pages *t)
+static __always_inline void bq_pages_free(const struct bq_instance *inst, struct bq_pages *t)
 {
 	__u32 d, i, off;
 	__u32 __arena *dir;
@@ -163,13 +256,145 @@ static __always_inline void bq_pages_free(struct bq_pages *t)
 			continue;
 		dir = bq_arena_ptr(__u32, t->dir[d]);
 		bpf_for(i, 0, BQ_PAGES_PER_DIR) {
-			off = dir[i];
+			off = dir[i] & ~BQ_PAGE_HOLDS;
 			if (off)
-				bq_pages_block_free(off, 1);
+				bq_pages_block_free(inst, off, 1);
 		}
-		bq_pages_block_free(t->dir[d], 1);
+		bq_pages_block_free(inst, t->dir[d], 1);
 	}
 	__builtin_memset(t, 0, sizeof(*t));
+}
+
+/*
+ * struct bq_idmap: indexes 1 .. n - 1 of a table, handed out lowest first
+ * from a bitmap in arena pages (a bit a used index) under two levels of
+ * summary: a bit of level 1 for each full word of the bitmap, a bit of
+ * top for each full word of level 1. The lowest free index is a word of
+ * each level away (Eiffel's cFFS), and nothing of the entries is read:
+ * their pages may be gone. Words of level 1 are the bitmap table's first
+ * BQ_IDMAP_L1, of level 0 the rest; the table's pages stay until a purge
+ * (an index a bit: 8 KiB for 60000 entries).
+ */
+#define BQ_IDMAP_TOP		8
+#define BQ_IDMAP_L1		(BQ_IDMAP_TOP * 64)
+#define BQ_IDMAP_MAX		(BQ_IDMAP_L1 * 64 * 64)
+
+/* Per table, in the kind's state; all zero is empty. */
+struct bq_idmap {
+	__u64 top[BQ_IDMAP_TOP];
+	struct bq_pages bits;
+	__u32 used;		/* handed out and not put back */
+	__u32 pad;
+};
+
+/* 1 if v is not 0, without a branch. */
+static __always_inline __u64 bq_nonzero(__u64 v)
+{
+	return (v | -v) >> 63;
+}
+
+/* The lowest bit of w that is 0, which the caller knows there is. */
+static __always_inline __u32 bq_lowest_zero(__u64 w)
+{
+	__u64 x = ~w & (w + 1);
+
+	return bq_nonzero(x & 0xaaaaaaaaaaaaaaaaULL) | bq_nonzero(x & 0xccccccccccccccccULL) << 1 |
+	       bq_nonzero(x & 0xf0f0f0f0f0f0f0f0ULL) << 2 | bq_nonzero(x & 0xff00ff00ff00ff00ULL) << 3 |
+	       bq_nonzero(x & 0xffff0000ffff0000ULL) << 4 | bq_nonzero(x & 0xffffffff00000000ULL) << 5;
+}
+
+/*
+ * The lowest free index below n (at most BQ_IDMAP_MAX + 1), the bitmap's
+ * pages for it reached; 0 if there is none, or no memory. Not handed out
+ * until bq_idmap_take(), so that the caller can first get its entry.
+ * Global, as bq_pages_slot(): each turn of its loop would be a state of
+ * the caller's to go on from.
+ */
+__noinline __u32 bq_idmap_peek(const struct bq_instance *inst, struct bq_idmap *m, __u32 n)
+{
+	__u64 __arena *l1, *l0;
+	__u32 w, i1, i0, id;
+
+	if (!inst || !m)
+		return 0;
+	for (w = 0; w < BQ_IDMAP_TOP; w++)
+		if (~m->top[w])
+			break;
+	if (w >= BQ_IDMAP_TOP)
+		return 0;
+	i1 = w * 64 + bq_lowest_zero(m->top[w]);
+	l1 = bq_pages_reach(inst, &m->bits, i1, sizeof(__u64));
+	if (!l1)
+		return 0;
+	i0 = i1 * 64 + bq_lowest_zero(*l1);
+	l0 = bq_pages_reach(inst, &m->bits, BQ_IDMAP_L1 + i0, sizeof(__u64));
+	if (!l0)
+		return 0;
+	id = i0 * 64 + bq_lowest_zero(*l0) + 1;
+	return id < n ? id : 0;
+}
+
+/* The words of each level that index id's bit is in; false if one is not there. */
+static __always_inline bool bq_idmap_words(struct bq_idmap *m, __u32 id, __u64 __arena **l0,
+					   __u64 __arena **l1)
+{
+	__u32 i0 = (id - 1) / 64;
+
+	*l0 = bq_pages_at_noinline(&m->bits, BQ_IDMAP_L1 + i0, sizeof(__u64));
+	*l1 = bq_pages_at_noinline(&m->bits, i0 / 64, sizeof(__u64));
+	return id && id <= BQ_IDMAP_MAX && *l0 && *l1;
+}
+
+/*
+ * The word of top for word i1 of level 1. The mask is for the verifier,
+ * which the compiler would drop: it knows i1 is in range, from a check on
+ * another register that the verifier does not link to this one.
+ */
+static __always_inline __u64 *bq_idmap_top(struct bq_idmap *m, __u32 i1)
+{
+	__u32 w = i1 / 64;
+
+	asm volatile("" : "+r"(w));
+	return &m->top[w & (BQ_IDMAP_TOP - 1)];
+}
+
+/* Hand out index id, which bq_idmap_peek() gave. */
+static __always_inline void bq_idmap_take(struct bq_idmap *m, __u32 id)
+{
+	__u32 i = id - 1, i0 = i / 64, i1 = i0 / 64;
+	__u64 __arena *l0, *l1;
+
+	if (!bq_idmap_words(m, id, &l0, &l1) || (*l0 & 1ULL << i % 64))
+		return;
+	*l0 |= 1ULL << i % 64;
+	m->used++;
+	if (~*l0)
+		return;
+	*l1 |= 1ULL << i0 % 64;
+	if (~*l1)
+		return;
+	*bq_idmap_top(m, i1) |= 1ULL << i1 % 64;
+}
+
+/* Give index id back. */
+static __always_inline void bq_idmap_put(struct bq_idmap *m, __u32 id)
+{
+	__u32 i = id - 1, i0 = i / 64, i1 = i0 / 64;
+	__u64 __arena *l0, *l1;
+
+	if (!bq_idmap_words(m, id, &l0, &l1) || !(*l0 & 1ULL << i % 64))
+		return;
+	*l0 &= ~(1ULL << i % 64);
+	*l1 &= ~(1ULL << i0 % 64);
+	*bq_idmap_top(m, i1) &= ~(1ULL << i1 % 64);
+	m->used--;
+}
+
+/* Give back the bitmap's pages (the kind's purge); m is empty after. */
+static __always_inline void bq_idmap_free(const struct bq_instance *inst, struct bq_idmap *m)
+{
+	bq_pages_free(inst, &m->bits);
+	__builtin_memset(m, 0, sizeof(*m));
 }
 
 #endif /* BQ_PAGES_BPF_H */

@@ -223,10 +223,14 @@ kernel_mem_kb() {
 }
 
 # kind_memory KIND WHAT: what bpfqdisc list says bpf_KIND holds: its maps'
-# bytes (WHAT total) or an instance's (instance); nothing without that line.
+# and arena pages' bytes (WHAT total), the arena pages' (arena) or an
+# instance's share of the maps (instance); nothing without that line.
 kind_memory() {
 	"$BQ" list | awk -v k="bpf_$1" -v w="$2" '$1 == k { in_k = 1; next } /^[^ ]/ { in_k = 0 }
-		in_k && /^  memory / { v = w == "total" ? $2 : $(NF - 2); sub(/b,?$/, "", v); print v; exit }'
+		in_k && /^  memory / {
+			v = w == "total" ? $2 : w == "arena" ? $9 : $(NF - 2)
+			gsub(/[(),b]/, "", v); print v; exit
+		}'
 }
 
 meminfo_kernel_kb() { awk '/^(SUnreclaim|Percpu|VmallocUsed):/ { s += $2 } END { print s }' /proc/meminfo; }

@@ -118,6 +118,7 @@ static void print_memory(const struct bq_kind *k)
 		return;
 	print_uint(PRINT_ANY, "memory_bytes", "  memory %llub", m.bytes);
 	print_uint(PRINT_ANY, "maps", " in %llu maps", m.maps);
+	print_uint(PRINT_ANY, "arena_bytes", " and arena pages (%llub)", m.arena);
 	print_uint(PRINT_ANY, "instance_memory_bytes", ", %llub per instance", m.per_instance);
 	print_nl();
 }

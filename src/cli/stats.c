@@ -145,7 +145,7 @@ static void print_prom_kinds(void)
 {
 	struct bq_kind_memory m;
 
-	printf("# HELP bpfqdisc_kind_memory_bytes Bytes of the kind's BPF maps (memlock), its qdiscs' included.\n"
+	printf("# HELP bpfqdisc_kind_memory_bytes Bytes of the kind's BPF maps (memlock) and arena pages, its qdiscs' included.\n"
 	       "# TYPE bpfqdisc_kind_memory_bytes gauge\n");
 	for (size_t i = 0; i < bq_nkinds; i++) {
 		if (!bq_has_state(&bq_kinds[i]) || bq_kind_memory(&bq_kinds[i], &m))

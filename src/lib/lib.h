@@ -411,9 +411,20 @@ struct bq_kind_memory {
 	 * maps' memlock over the kind's slots.
 	 */
 	__u64 per_instance;
+	/*
+	 * Bytes of the arena pages its instances hold (bq/pages.bpf.h:
+	 * bq_arena_held), which no map's memlock counts; in bytes too.
+	 */
+	__u64 arena;
 };
 /* A loaded kind's memory, now. 0 or -errno (-EPERM: its maps cannot be opened by id). */
 int bq_kind_memory(const struct bq_kind *k, struct bq_kind_memory *m);
+/*
+ * Bytes of the arena pages the instance in slot holds (BQ_ALL_SLOTS: all
+ * of the kind's); 0 for a kind without them.
+ */
+#define BQ_ALL_SLOTS	(~0U)
+__u64 bq_arena_bytes(const struct bq_kind *k, __u32 slot);
 
 /* --- qdiscs (qdisc.c: new ones; change.c: changes) --- */
 struct bq_qdisc_req {

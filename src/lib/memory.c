@@ -123,6 +123,24 @@ static bool slot_map(const char *name, const struct bq_map_desc *d, size_t n)
 	return false;
 }
 
+#define ARENA_PAGE	4096
+
+/* What BPF counts in bq_arena_held, by slot: the kernel has no figure for an arena. */
+__u64 bq_arena_bytes(const struct bq_kind *k, __u32 slot)
+{
+	int fd = bq_open_map(k, "bq_arena_held");
+	__u32 n = slot == BQ_ALL_SLOTS ? bq_slot_count(k) : slot + 1;
+	__u64 pages = 0, v;
+
+	if (fd < 0)
+		return 0;
+	for (__u32 i = slot == BQ_ALL_SLOTS ? 0 : slot; i < n; i++)
+		if (!bq_bpf_map_lookup(fd, &i, &v))
+			pages += v;
+	close(fd);
+	return pages * ARENA_PAGE;
+}
+
 int bq_kind_memory(const struct bq_kind *k, struct bq_kind_memory *m)
 {
 	struct bq_map_desc d[BQ_MAX_SLOT_MAPS];
@@ -152,5 +170,7 @@ int bq_kind_memory(const struct bq_kind *k, struct bq_kind_memory *m)
 		m->maps++;
 	}
 	m->per_instance = slots ? slot_bytes / slots : 0;
+	m->arena = bq_arena_bytes(k, BQ_ALL_SLOTS);
+	m->bytes += m->arena;
 	return 0;
 }

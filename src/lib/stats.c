@@ -19,7 +19,7 @@ const struct bq_core_metric bq_core_metrics[BQ_NCORE_METRICS] = {
 	{ "marks_total", "counter", "skbs the BPF qdisc wanted congestion-marked." },
 	{ "throttled_total", "counter", "Times the BPF qdisc held a packet back (tc's overlimits)." },
 	{ "resets_total", "counter", "Times the BPF qdisc was reset, dropping what it held." },
-	{ "memory_bytes", "gauge", "Bytes of the kind's BPF maps the qdisc holds (bpfqdisc(8), list)." },
+	{ "memory_bytes", "gauge", "Bytes the qdisc holds: its share of the kind's BPF maps, and its arena pages (bpfqdisc(8), list)." },
 };
 
 /*
@@ -151,7 +151,8 @@ int bq_qdisc_views(int ifindex, bool ours_only, struct bq_qdisc_view **out, size
 		if (!join_instance(v, netns))
 			v->kind = NULL;
 		if (v->kind)
-			v->memory = instance_memory(v->kind, cache);
+			v->memory = instance_memory(v->kind, cache) +
+				    bq_arena_bytes(v->kind, v->inst.slot);
 		if (v->kind || !ours_only)
 			m++;
 	}
