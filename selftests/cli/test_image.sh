@@ -3,7 +3,11 @@
 # (deploy/kubernetes/) is an OCI archive that umoci unpacks (its digests
 # and sizes hold), named as the manifest's image is, the same bytes when
 # made twice, and the manifest's install command, run in the image's root,
-# puts a plugin that answers VERSION into the node's CNI bin dir.
+# puts a plugin that answers VERSION into the node's CNI bin dir. The
+# metrics container's command, run in the image's root, answers GET
+# /metrics with the CGI running the image's bpfqdisc: a page promtool takes,
+# or on a kernel without BPF qdiscs (this host's, as a rule) a 500 whose
+# reason, bpfqdisc's own error, is in the container's log.
 # Needs no root (a user namespace) and no BPF qdisc kernel. One PASS/FAIL
 # line per check.
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
@@ -47,6 +51,7 @@ const { parse } = createRequire(process.argv[1] + "/")("yaml");
 const spec = parse(readFileSync(process.argv[2], "utf8")).spec.template.spec;
 const all = [...spec.initContainers, ...spec.containers];
 console.log([...new Set(all.map((c) => c.image))].join(" "));
+console.log(JSON.stringify(spec.containers.find((c) => c.name === "metrics").command));
 console.log(spec.initContainers.find((c) => c.name === "install").command.at(-1));
 ' "$modules" "$TOP/deploy/kubernetes/bpfqdisc-bandwidth.yaml" >"$T/manifest" 2>&1 ||
 	{ fail image_manifest "could not read the manifest: $(oneline "$(cat "$T/manifest")")"; exit 1; }
@@ -55,7 +60,7 @@ named=$(jq -r '.manifests[0].annotations["io.containerd.image.name"]' "$T/layout
 if [ "docker.io/$images" = "$named" ]; then pass image_named_as_manifest
 else fail image_named_as_manifest "manifest's image(s) '$images', archive's '$named'"; fi
 
-sed -n '2,$p' "$T/manifest" >"$T/install.sh"
+sed -n '3,$p' "$T/manifest" >"$T/install.sh"
 out=$(unshare -r chroot "$T/bundle/rootfs" /bin/sh -c "$(cat "$T/install.sh")
 	CNI_COMMAND=VERSION /host/opt/cni/bin/bpfqdisc-bandwidth" 2>&1)
 if [ $? = 0 ] && [ "$(printf '%s' "$out" | jq -r .cniVersion 2>/dev/null)" = 1.1.0 ] &&
@@ -63,5 +68,33 @@ if [ $? = 0 ] && [ "$(printf '%s' "$out" | jq -r .cniVersion 2>/dev/null)" = 1.1
 	pass image_install_command
 else
 	fail image_install_command "$(oneline "$out"); bin dir: $(ls -A "$T/bundle/rootfs/host/opt/cni/bin" | tr '\n' ' ')"
+fi
+# The metrics container's command in the image's root, in a netns of its
+# own (its port is no one else's there); the image's wget fetches the page.
+# sysfs is the host's, for bpfqdisc to see what the kernel is.
+metrics=$(sed -n 2p "$T/manifest")
+port=$(printf '%s' "$metrics" | jq -r '.[index("-p") + 1]')
+out=$(port=$port unshare -rnm /bin/sh -c '
+	root=$1
+	shift
+	ip link set lo up && mount --rbind /sys "$root/sys" || exit 1
+	chroot "$root" "$@" 2>"$root/tmp/httpd.log" &
+	i=0
+	until [ -n "$(ss -Hltn "sport = :$port")" ] || [ $i -ge 200 ]; do
+		i=$((i + 1))
+		sleep 0.05
+	done
+	chroot "$root" /bin/busybox wget -q -O /tmp/page http://127.0.0.1:$port/metrics 2>&1
+	echo "wget exit $?"
+	kill $!' sh "$T/bundle/rootfs" $(printf '%s' "$metrics" | jq -r '.[]') 2>&1)
+root=$T/bundle/rootfs
+if printf '%s' "$out" | grep -q '^wget exit 0$'; then
+	lint=$(promtool check metrics <"$root/tmp/page" 2>&1)
+	if [ -z "$lint" ]; then pass image_metrics_command
+	else fail image_metrics_command "promtool: $(oneline "$lint")"; fi
+elif printf '%s' "$out" | grep -q ' 500 ' && grep -q '^bpfqdisc: ' "$root/tmp/httpd.log"; then
+	pass image_metrics_command
+else
+	fail image_metrics_command "$(oneline "$out"); log: $(oneline "$(cat "$root/tmp/httpd.log")")"
 fi
 exit $failed
