@@ -233,6 +233,18 @@ kind_memory() {
 		}'
 }
 
+# kernel_arena_kb: kernel_mem_kb, and the arena pages every loaded kind's
+# instances hold (bpfqdisc list; include/bq/pages.bpf.h counts them): the
+# kernel counts those in none of meminfo's figures.
+kernel_arena_kb() {
+	local kb=$(kernel_mem_kb) k a
+	for k in fifo fq fq_codel hbm; do
+		a=$(kind_memory $k arena)
+		kb=$((kb + ${a:-0} / 1024))
+	done
+	echo $kb
+}
+
 meminfo_kernel_kb() { awk '/^(SUnreclaim|Percpu|VmallocUsed):/ { s += $2 } END { print s }' /proc/meminfo; }
 
 # wait_slab_below LIMIT SECS: the skbuff caches drain to LIMIT objects.
