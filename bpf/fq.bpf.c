@@ -187,8 +187,9 @@ struct fq_sched {
 	/*
 	 * A page of flows is held by its flows; a page of chains by its chains
 	 * that are not empty; a page of heap entries by its flows and by the
-	 * heap's slots 1 .. flow_ids.used (it may hold every flow). The last
-	 * to go frees it, as sch_fq's collected flows free their slab.
+	 * heap's slots 1 .. flow_ids.used (it may hold every flow). Once none
+	 * holds it, fq_gc's sweep frees it, as sch_fq's collected flows free
+	 * their slab.
 	 */
 };
 
@@ -460,9 +461,9 @@ static __always_inline bool fq_flow_hold(const struct bq_instance *inst, struct 
 	bq_idmap_take(&q->flow_ids, idx);
 	return true;
 no_slot:
-	bq_pages_release(inst, &q->heap, idx, sz);
+	bq_pages_release(&q->heap, idx, sz);
 no_entry:
-	bq_pages_release(inst, &q->flows, idx, sizeof(struct fq_flow));
+	bq_pages_release(&q->flows, idx, sizeof(struct fq_flow));
 	return false;
 }
 
@@ -472,10 +473,10 @@ static __always_inline void fq_flow_unhold(const struct bq_instance *inst, struc
 {
 	const u32 sz = sizeof(struct bq_tq_ent);
 
-	bq_pages_release(inst, &q->heap, q->flow_ids.used, sz);
+	bq_pages_release(&q->heap, q->flow_ids.used, sz);
 	bq_idmap_put(&q->flow_ids, idx);
-	bq_pages_release(inst, &q->heap, idx, sz);
-	bq_pages_release(inst, &q->flows, idx, sizeof(struct fq_flow));
+	bq_pages_release(&q->heap, idx, sz);
+	bq_pages_release(&q->flows, idx, sizeof(struct fq_flow));
 }
 
 /* The chain of key has its first flow: it holds its page of chains. */
@@ -492,7 +493,7 @@ static __always_inline void fq_chain_left(const struct bq_instance *inst, struct
 	u32 __arena *b = fq_bucket(inst, key);
 
 	if (b && !*b)
-		bq_pages_release(inst, &q->buckets, fq_bucket_index(key), sizeof(u32));
+		bq_pages_release(&q->buckets, fq_bucket_index(key), sizeof(u32));
 }
 
 /*
@@ -562,7 +563,15 @@ static __always_inline bool fq_reclaim(struct bq_instance *inst, struct fq_sched
 
 #define FQ_GC_MIN_AGE	((u32)(FQ_GC_AGE >> 20) + 1)
 
-/* Up to FQ_GC_MAX flows idle for more than 3 s freed; how many. */
+/*
+ * Slots of each table a sweep looks at (bq_pages_sweep): once a tick
+ * (~1 ms) of enqueues, when no flow was old enough to collect, and only
+ * while a page is empty. A page of flows then goes at most two turns of
+ * its table's directories after its last flow, 64 ticks a directory.
+ */
+#define FQ_SWEEP	32
+
+/* Up to FQ_GC_MAX flows idle for more than 3 s freed; how many. None: a sweep. */
 static __noinline u32 fq_gc(struct bq_instance *inst, struct fq_sched *q, u32 age)
 {
 	u32 i;
@@ -570,6 +579,11 @@ static __noinline u32 fq_gc(struct bq_instance *inst, struct fq_sched *q, u32 ag
 	for (i = 0; i < FQ_GC_MAX; i++) {
 		if (!fq_reclaim(inst, q, age, FQ_GC_MIN_AGE))
 			break;
+	}
+	if (!i) {
+		bq_pages_sweep(inst, &q->flows, FQ_SWEEP);
+		bq_pages_sweep(inst, &q->heap, FQ_SWEEP);
+		bq_pages_sweep(inst, &q->buckets, FQ_SWEEP);
 	}
 	return i;
 }

@@ -15,10 +15,15 @@
  * allocated.
  *
  * A page may be held (bq_pages_hold) for each live entry on it, as a slab
- * page is by its objects: the last release (bq_pages_release) frees it,
- * as sch_fq's flows go back to the slab once collected. The count is the
- * low bits of the page's directory slot, which a page-aligned offset
- * leaves free. A page reached and never held stays until the purge.
+ * page is by its objects, and freed once none is: as sch_fq's flows go
+ * back to the slab once collected. Not at the last release: indexes are
+ * reused lowest first, so a page emptied by a collection is often the
+ * next one needed, and freeing then reallocating it costs the kernel's
+ * page allocator and a TLB flush each time (bpf_fq's flow path lost 3%
+ * to it). A sweep (bq_pages_sweep, a few slots a call) frees a page found
+ * empty on two passes running. The count and those two marks are the low
+ * bits of the page's directory slot, which a page-aligned offset leaves
+ * free. A page reached and never held stays until the purge.
  * Free entries must then be found without reading the entries, whose page
  * may be gone: struct bq_idmap hands out indexes, lowest first, which
  * also packs the live entries into the fewest pages.
@@ -45,8 +50,11 @@
 #define BQ_PAGE_SIZE		4096
 #define BQ_PAGES_PER_DIR	(BQ_PAGE_SIZE / sizeof(__u32))
 #define BQ_PAGES_DIRS		32
-/* A directory slot: the page's offset, and in the bits below a page, the holds of it. */
-#define BQ_PAGE_HOLDS		(BQ_PAGE_SIZE - 1)
+/* A directory slot: the page's offset, and in the bits below a page: */
+#define BQ_PAGE_META		(BQ_PAGE_SIZE - 1)
+#define BQ_PAGE_HOLDS		0x3ffU	/* the holds of it */
+#define BQ_PAGE_EMPTY		0x400U	/* held once, by none now */
+#define BQ_PAGE_SWEPT		0x800U	/* found empty by the last sweep */
 /* 4 GiB of address space, the most an arena has: nothing is allocated until used. */
 #define BQ_ARENA_PAGES		(1U << 20)
 
@@ -70,6 +78,8 @@ static __always_inline void bq_pages_count(const struct bq_instance *inst, int n
 /* Per table, in the kind's state; all zero is an empty table. */
 struct bq_pages {
 	__u32 dir[BQ_PAGES_DIRS];	/* arena offsets of directory pages; 0: none */
+	__u32 empty;			/* pages marked BQ_PAGE_EMPTY */
+	__u32 sweep;			/* the next page the sweep looks at */
 };
 
 /* Entries of size sz a table can hold. */
@@ -122,7 +132,7 @@ static __always_inline void __arena *bq_pages_at(const struct bq_pages *t, __u32
 	asm volatile("" :: "r"(&bq_arena));
 	if (d >= BQ_PAGES_DIRS || !t->dir[d])
 		return NULL;
-	off = bq_arena_ptr(__u32, t->dir[d])[page % BQ_PAGES_PER_DIR] & ~BQ_PAGE_HOLDS;
+	off = bq_arena_ptr(__u32, t->dir[d])[page % BQ_PAGES_PER_DIR] & ~BQ_PAGE_META;
 	return off ? bq_arena_ptr(void, off + idx % per * sz) : NULL;
 }
 
@@ -189,7 +199,7 @@ __noinline __u64 bq_pages_slot(const struct bq_instance *inst, struct bq_pages *
 /* Entry idx of size sz on the page of directory slot off (bq_pages_slot()). */
 static __always_inline void __arena *bq_pages_slot_entry(__u64 off, __u32 idx, __u32 sz)
 {
-	__u32 page = *bq_arena_ptr(__u32, off) & ~BQ_PAGE_HOLDS;
+	__u32 page = *bq_arena_ptr(__u32, off) & ~BQ_PAGE_META;
 
 	return bq_arena_ptr(void, page + idx % (BQ_PAGE_SIZE / sz) * sz);
 }
@@ -212,21 +222,29 @@ static __always_inline void __arena *bq_pages_hold(const struct bq_instance *ins
 						   struct bq_pages *t, __u32 idx, __u32 sz)
 {
 	__u64 off = bq_pages_slot(inst, t, idx, sz);
+	__u32 __arena *slot;
+	__u32 v;
 
 	if (!off)
 		return NULL;
-	*bq_arena_ptr(__u32, off) += 1;
+	slot = bq_arena_ptr(__u32, off);
+	v = *slot;
+	if (v & BQ_PAGE_EMPTY)
+		t->empty--;
+	*slot = (v & ~(BQ_PAGE_EMPTY | BQ_PAGE_SWEPT)) + 1;
 	return bq_pages_slot_entry(off, idx, sz);
 }
 
-/* Give back a hold of the page of entry idx: the last one frees the page. Global, as bq_pages_slot(). */
-__noinline int bq_pages_release(const struct bq_instance *inst, struct bq_pages *t, __u32 idx,
-				__u32 sz)
+/*
+ * Give back a hold of the page of entry idx: after the last, the page is
+ * empty, for bq_pages_sweep() to free. Global, as bq_pages_slot().
+ */
+__noinline int bq_pages_release(struct bq_pages *t, __u32 idx, __u32 sz)
 {
 	__u32 page, d, v;
 	__u32 __arena *slot;
 
-	if (!inst || !t || !sz || sz > BQ_PAGE_SIZE)
+	if (!t || !sz || sz > BQ_PAGE_SIZE)
 		return 0;
 	page = idx / (BQ_PAGE_SIZE / sz);
 	d = page / BQ_PAGES_PER_DIR;
@@ -236,12 +254,47 @@ __noinline int bq_pages_release(const struct bq_instance *inst, struct bq_pages 
 	v = *slot;
 	if (!(v & BQ_PAGE_HOLDS))
 		return 0;
-	if (--v & BQ_PAGE_HOLDS) {
-		*slot = v;
-		return 0;
+	if (!(--v & BQ_PAGE_HOLDS)) {
+		v |= BQ_PAGE_EMPTY;
+		t->empty++;
 	}
-	*slot = 0;
-	bq_pages_block_free(inst, v, 1);
+	*slot = v;
+	return 0;
+}
+
+/*
+ * Look at the next n pages of t (as a clock hand, over every directory):
+ * an empty one is marked, and freed if it was already (it stayed empty a
+ * whole turn). Nothing to do, and no cost but a test, while no page is
+ * empty. Only for a table whose pages are held: any other page is empty
+ * by this test's reckoning. Global, as bq_pages_slot().
+ */
+__noinline int bq_pages_sweep(const struct bq_instance *inst, struct bq_pages *t, __u32 n)
+{
+	__u32 i, page, d, v;
+	__u32 __arena *slot;
+
+	if (!inst || !t || !t->empty)
+		return 0;
+	bpf_for(i, 0, n) {
+		page = t->sweep++ % (BQ_PAGES_DIRS * BQ_PAGES_PER_DIR);
+		d = page / BQ_PAGES_PER_DIR;
+		if (!t->dir[d]) {	/* a whole directory missing: on to the next */
+			t->sweep = (d + 1) * BQ_PAGES_PER_DIR;
+			continue;
+		}
+		slot = bq_arena_ptr(__u32, t->dir[d]) + page % BQ_PAGES_PER_DIR;
+		v = *slot;
+		if (!(v & BQ_PAGE_EMPTY))
+			continue;
+		if (!(v & BQ_PAGE_SWEPT)) {
+			*slot = v | BQ_PAGE_SWEPT;
+			continue;
+		}
+		*slot = 0;
+		t->empty--;
+		bq_pages_block_free(inst, v & ~BQ_PAGE_META, 1);
+	}
 	return 0;
 }
 
@@ -256,7 +309,7 @@ static __always_inline void bq_pages_free(const struct bq_instance *inst, struct
 			continue;
 		dir = bq_arena_ptr(__u32, t->dir[d]);
 		bpf_for(i, 0, BQ_PAGES_PER_DIR) {
-			off = dir[i] & ~BQ_PAGE_HOLDS;
+			off = dir[i] & ~BQ_PAGE_META;
 			if (off)
 				bq_pages_block_free(inst, off, 1);
 		}

@@ -34,9 +34,11 @@ note "$FLOWS ports, flows: fq $kflows, bpf_fq $flows (nomem drops $nomem)"
 [ "$nomem" = 0 ] || fail "bpf_fq dropped $nomem datagrams for want of a flow"
 
 # Idle past the collection age, then each datagram of one port collects
-# up to 8 idle flows (FQ_GC_MAX), as sch_fq's lookups do.
+# up to 8 idle flows (FQ_GC_MAX), as sch_fq's lookups do; the datagrams
+# after those sweep the emptied pages away, 32 slots of a table a
+# millisecond, each page at its second look: 2 turns of 2048 slots.
 sleep 4
-ip netns exec a "$FQSEND" -n $((FLOWS / 8 + 2000)) -p 1 -s 64 $B 1024 >/dev/null
+ip netns exec a "$FQSEND" -n $((FLOWS / 8 + 10000)) -p 1 -s 64 $B 1024 >/dev/null
 left=$(bstat a va flows) total=$(kind_memory fq total) arena=$(kind_memory fq arena)
 note "bpf_fq holds: idle $idle_total bytes (arena $idle_arena), with the flows arena $busy_arena, collected $total (arena $arena, $left flows)"
 [ "$busy_arena" -ge $((FLOWS * 72)) ] || fail "arena pages of $FLOWS flows read $busy_arena bytes: not counted"
