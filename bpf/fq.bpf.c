@@ -187,7 +187,8 @@ struct fq_sched {
 	/*
 	 * A page of flows is held by its flows; a page of chains by its chains
 	 * that are not empty; a page of heap entries by its flows and by the
-	 * heap's slots 1 .. flow_ids.used (it may hold every flow). Once none
+	 * heap's slots 1 .. flow_ids.used (it may hold every flow:
+	 * fq_heap_slot_first). Once none
 	 * holds it, fq_gc's sweep frees it, as sch_fq's collected flows free
 	 * their slab.
 	 */
@@ -443,6 +444,16 @@ BQ_LIST_OPS(fq_list, struct fq_flow __arena, fq_flow)
 BQ_KEYTAB_OPS(fq_tab, struct fq_flow __arena, fq_flow, fq_bucket, key)
 
 /*
+ * Whether slot s of the heap is the first of its page that the slots
+ * 1 .. flow_ids.used reach: they hold each of their pages once, by that
+ * slot, not a hold a flow.
+ */
+static __always_inline bool fq_heap_slot_first(u32 s)
+{
+	return s == 1 || !(s % (BQ_PAGE_SIZE / sizeof(struct bq_tq_ent)));
+}
+
+/*
  * Flow idx gets its pages (its entry, its heap entry, and one more slot
  * of the heap) and its index: false without memory, and then nothing is
  * held.
@@ -450,13 +461,13 @@ BQ_KEYTAB_OPS(fq_tab, struct fq_flow __arena, fq_flow, fq_bucket, key)
 static __always_inline bool fq_flow_hold(const struct bq_instance *inst, struct fq_sched *q,
 					 u32 idx)
 {
-	const u32 sz = sizeof(struct bq_tq_ent);
+	const u32 sz = sizeof(struct bq_tq_ent), s = q->flow_ids.used + 1;
 
 	if (!bq_pages_hold(inst, &q->flows, idx, sizeof(struct fq_flow)))
 		return false;
 	if (!bq_pages_hold(inst, &q->heap, idx, sz))
 		goto no_entry;
-	if (!bq_pages_hold(inst, &q->heap, q->flow_ids.used + 1, sz))
+	if (fq_heap_slot_first(s) && !bq_pages_hold(inst, &q->heap, s, sz))
 		goto no_slot;
 	bq_idmap_take(&q->flow_ids, idx);
 	return true;
@@ -471,9 +482,10 @@ no_entry:
 static __always_inline void fq_flow_unhold(const struct bq_instance *inst, struct fq_sched *q,
 					   u32 idx)
 {
-	const u32 sz = sizeof(struct bq_tq_ent);
+	const u32 sz = sizeof(struct bq_tq_ent), s = q->flow_ids.used;
 
-	bq_pages_release(&q->heap, q->flow_ids.used, sz);
+	if (fq_heap_slot_first(s))
+		bq_pages_release(&q->heap, s, sz);
 	bq_idmap_put(&q->flow_ids, idx);
 	bq_pages_release(&q->heap, idx, sz);
 	bq_pages_release(&q->flows, idx, sizeof(struct fq_flow));

@@ -118,6 +118,24 @@ static __always_inline void bq_pages_block_free(const struct bq_instance *inst, 
 	bq_pages_count(inst, -(int)n);
 }
 
+/* The directory slot of entry idx's page, a page there or not; NULL without its directory. */
+static __always_inline __u32 __arena *bq_pages_slot_of(const struct bq_pages *t, __u32 idx,
+						       __u32 sz)
+{
+	__u32 page = idx / (BQ_PAGE_SIZE / sz), d = page / BQ_PAGES_PER_DIR;
+
+	asm volatile("" :: "r"(&bq_arena));
+	if (d >= BQ_PAGES_DIRS || !t->dir[d])
+		return NULL;
+	return bq_arena_ptr(__u32, t->dir[d]) + page % BQ_PAGES_PER_DIR;
+}
+
+/* Entry idx of size sz on the page at arena offset off. */
+static __always_inline void __arena *bq_pages_page_entry(__u32 off, __u32 idx, __u32 sz)
+{
+	return bq_arena_ptr(void, off + idx % (BQ_PAGE_SIZE / sz) * sz);
+}
+
 /*
  * Entry idx of size sz of table t, or NULL if its page was never reached:
  * no allocation. A kind reaches an entry (bq_pages_reach) before it looks
@@ -127,13 +145,25 @@ static __always_inline void bq_pages_block_free(const struct bq_instance *inst, 
  */
 static __always_inline void __arena *bq_pages_at(const struct bq_pages *t, __u32 idx, __u32 sz)
 {
-	__u32 per = BQ_PAGE_SIZE / sz, page = idx / per, d = page / BQ_PAGES_PER_DIR, off;
+	__u32 __arena *slot = bq_pages_slot_of(t, idx, sz);
+	__u32 off = slot ? *slot & ~BQ_PAGE_META : 0;
 
-	asm volatile("" :: "r"(&bq_arena));
-	if (d >= BQ_PAGES_DIRS || !t->dir[d])
-		return NULL;
-	off = bq_arena_ptr(__u32, t->dir[d])[page % BQ_PAGES_PER_DIR] & ~BQ_PAGE_META;
-	return off ? bq_arena_ptr(void, off + idx % per * sz) : NULL;
+	return off ? bq_pages_page_entry(off, idx, sz) : NULL;
+}
+
+/* The directory slot of entry idx's page, NULL if the page is not there. */
+static __always_inline __u32 __arena *bq_pages_dir_slot(const struct bq_pages *t, __u32 idx,
+							__u32 sz)
+{
+	__u32 __arena *slot = bq_pages_slot_of(t, idx, sz);
+
+	return slot && *slot ? slot : NULL;
+}
+
+/* Entry idx of size sz on the page of directory slot slot. */
+static __always_inline void __arena *bq_pages_slot_entry(__u32 __arena *slot, __u32 idx, __u32 sz)
+{
+	return bq_pages_page_entry(*slot & ~BQ_PAGE_META, idx, sz);
 }
 
 /*
@@ -196,21 +226,24 @@ __noinline __u64 bq_pages_slot(const struct bq_instance *inst, struct bq_pages *
 	return (__u64)slot & 0xffffffff;
 }
 
-/* Entry idx of size sz on the page of directory slot off (bq_pages_slot()). */
-static __always_inline void __arena *bq_pages_slot_entry(__u64 off, __u32 idx, __u32 sz)
-{
-	__u32 page = *bq_arena_ptr(__u32, off) & ~BQ_PAGE_META;
 
-	return bq_arena_ptr(void, page + idx % (BQ_PAGE_SIZE / sz) * sz);
-}
-
-/* Entry idx of size sz of table t, its page allocated if need be; NULL without. */
+/*
+ * Entry idx of size sz of table t, its page allocated if need be; NULL
+ * without. Found inline if it is there, the usual case.
+ */
 static __always_inline void __arena *bq_pages_reach(const struct bq_instance *inst,
 						    struct bq_pages *t, __u32 idx, __u32 sz)
 {
-	__u64 off = bq_pages_slot(inst, t, idx, sz);
+	__u32 __arena *slot = bq_pages_dir_slot(t, idx, sz);
+	__u64 off;
 
-	return off ? bq_pages_slot_entry(off, idx, sz) : NULL;
+	if (!slot) {
+		off = bq_pages_slot(inst, t, idx, sz);
+		if (!off)
+			return NULL;
+		slot = bq_arena_ptr(__u32, off);
+	}
+	return bq_pages_slot_entry(slot, idx, sz);
 }
 
 /*
@@ -221,18 +254,21 @@ static __always_inline void __arena *bq_pages_reach(const struct bq_instance *in
 static __always_inline void __arena *bq_pages_hold(const struct bq_instance *inst,
 						   struct bq_pages *t, __u32 idx, __u32 sz)
 {
-	__u64 off = bq_pages_slot(inst, t, idx, sz);
-	__u32 __arena *slot;
+	__u32 __arena *slot = bq_pages_dir_slot(t, idx, sz);
+	__u64 off;
 	__u32 v;
 
-	if (!off)
-		return NULL;
-	slot = bq_arena_ptr(__u32, off);
+	if (!slot) {
+		off = bq_pages_slot(inst, t, idx, sz);
+		if (!off)
+			return NULL;
+		slot = bq_arena_ptr(__u32, off);
+	}
 	v = *slot;
 	if (v & BQ_PAGE_EMPTY)
 		t->empty--;
 	*slot = (v & ~(BQ_PAGE_EMPTY | BQ_PAGE_SWEPT)) + 1;
-	return bq_pages_slot_entry(off, idx, sz);
+	return bq_pages_slot_entry(slot, idx, sz);
 }
 
 /*
@@ -241,16 +277,14 @@ static __always_inline void __arena *bq_pages_hold(const struct bq_instance *ins
  */
 __noinline int bq_pages_release(struct bq_pages *t, __u32 idx, __u32 sz)
 {
-	__u32 page, d, v;
 	__u32 __arena *slot;
+	__u32 v;
 
 	if (!t || !sz || sz > BQ_PAGE_SIZE)
 		return 0;
-	page = idx / (BQ_PAGE_SIZE / sz);
-	d = page / BQ_PAGES_PER_DIR;
-	if (d >= BQ_PAGES_DIRS || !t->dir[d])
+	slot = bq_pages_slot_of(t, idx, sz);
+	if (!slot)
 		return 0;
-	slot = bq_arena_ptr(__u32, t->dir[d]) + page % BQ_PAGES_PER_DIR;
 	v = *slot;
 	if (!(v & BQ_PAGE_HOLDS))
 		return 0;
@@ -340,20 +374,23 @@ struct bq_idmap {
 	__u32 pad;
 };
 
-/* 1 if v is not 0, without a branch. */
-static __always_inline __u64 bq_nonzero(__u64 v)
-{
-	return (v | -v) >> 63;
-}
+/*
+ * The lowest bit of w that is 0, which the caller knows there is: BPF has
+ * no count of trailing zeroes, so a de Bruijn multiply numbers the bit and
+ * a table of 64 (in .rodata) names it, a few instructions where a binary
+ * search of the word took 35 (a flow's index costs three).
+ */
+#define BQ_DEBRUIJN64	0x03f79d71b4cb0a89ULL
+static const __u8 bq_debruijn64[64] = {
+	0, 1, 48, 2, 57, 49, 28, 3, 61, 58, 50, 42, 38, 29, 17, 4,
+	62, 55, 59, 36, 53, 51, 43, 22, 45, 39, 33, 30, 24, 18, 12, 5,
+	63, 47, 56, 27, 60, 41, 37, 16, 54, 35, 52, 21, 44, 32, 23, 11,
+	46, 26, 40, 15, 34, 20, 31, 10, 25, 14, 19, 9, 13, 8, 7, 6,
+};
 
-/* The lowest bit of w that is 0, which the caller knows there is. */
 static __always_inline __u32 bq_lowest_zero(__u64 w)
 {
-	__u64 x = ~w & (w + 1);
-
-	return bq_nonzero(x & 0xaaaaaaaaaaaaaaaaULL) | bq_nonzero(x & 0xccccccccccccccccULL) << 1 |
-	       bq_nonzero(x & 0xf0f0f0f0f0f0f0f0ULL) << 2 | bq_nonzero(x & 0xff00ff00ff00ff00ULL) << 3 |
-	       bq_nonzero(x & 0xffff0000ffff0000ULL) << 4 | bq_nonzero(x & 0xffffffff00000000ULL) << 5;
+	return bq_debruijn64[((~w & (w + 1)) * BQ_DEBRUIJN64) >> 58];
 }
 
 /*
@@ -393,8 +430,8 @@ static __always_inline bool bq_idmap_words(struct bq_idmap *m, __u32 id, __u64 _
 {
 	__u32 i0 = (id - 1) / 64;
 
-	*l0 = bq_pages_at_noinline(&m->bits, BQ_IDMAP_L1 + i0, sizeof(__u64));
-	*l1 = bq_pages_at_noinline(&m->bits, i0 / 64, sizeof(__u64));
+	*l0 = bq_pages_at(&m->bits, BQ_IDMAP_L1 + i0, sizeof(__u64));
+	*l1 = bq_pages_at(&m->bits, i0 / 64, sizeof(__u64));
 	return id && id <= BQ_IDMAP_MAX && *l0 && *l1;
 }
 
@@ -411,36 +448,38 @@ static __always_inline __u64 *bq_idmap_top(struct bq_idmap *m, __u32 i1)
 	return &m->top[w & (BQ_IDMAP_TOP - 1)];
 }
 
-/* Hand out index id, which bq_idmap_peek() gave. */
-static __always_inline void bq_idmap_take(struct bq_idmap *m, __u32 id)
+/* Hand out index id, which bq_idmap_peek() gave. Global, as bq_idmap_peek(). */
+__noinline int bq_idmap_take(struct bq_idmap *m, __u32 id)
 {
 	__u32 i = id - 1, i0 = i / 64, i1 = i0 / 64;
 	__u64 __arena *l0, *l1;
 
-	if (!bq_idmap_words(m, id, &l0, &l1) || (*l0 & 1ULL << i % 64))
-		return;
+	if (!m || !bq_idmap_words(m, id, &l0, &l1) || (*l0 & 1ULL << i % 64))
+		return 0;
 	*l0 |= 1ULL << i % 64;
 	m->used++;
 	if (~*l0)
-		return;
+		return 0;
 	*l1 |= 1ULL << i0 % 64;
 	if (~*l1)
-		return;
+		return 0;
 	*bq_idmap_top(m, i1) |= 1ULL << i1 % 64;
+	return 0;
 }
 
-/* Give index id back. */
-static __always_inline void bq_idmap_put(struct bq_idmap *m, __u32 id)
+/* Give index id back. Global, as bq_idmap_peek(). */
+__noinline int bq_idmap_put(struct bq_idmap *m, __u32 id)
 {
 	__u32 i = id - 1, i0 = i / 64, i1 = i0 / 64;
 	__u64 __arena *l0, *l1;
 
-	if (!bq_idmap_words(m, id, &l0, &l1) || !(*l0 & 1ULL << i % 64))
-		return;
+	if (!m || !bq_idmap_words(m, id, &l0, &l1) || !(*l0 & 1ULL << i % 64))
+		return 0;
 	*l0 &= ~(1ULL << i % 64);
 	*l1 &= ~(1ULL << i0 % 64);
 	*bq_idmap_top(m, i1) &= ~(1ULL << i1 % 64);
 	m->used--;
+	return 0;
 }
 
 /* Give back the bitmap's pages (the kind's purge); m is empty after. */

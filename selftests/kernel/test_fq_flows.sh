@@ -6,8 +6,9 @@
 # (include/bq/pages.bpf.h), not of a region sized at load: before them,
 # an instance held at most --ring-slots - 1 flows (16383 by default).
 # Once the flows have been idle past fq's 3 s and collected, their pages
-# go back, as fq's slab objects do: what the kind holds (maps and arena
-# pages, bpfqdisc list) is within 10% of what it held with the idle
+# go back, as fq's slab objects do (stats, Prometheus and list count
+# them): what the kind holds (maps and arena pages, bpfqdisc list) is
+# within 10% of what it held with the idle
 # qdisc, and its arena pages within 64 kB of the idle qdisc's (the
 # bitmap of flow indexes and directory pages stay until a reset).
 . "$(dirname "$0")/lib.sh"
@@ -28,6 +29,8 @@ expect "$BQ" -n a qdisc replace dev va root bpf_fq orphan_mask 4294967295 maxrat
 idle_total=$(kind_memory fq total) idle_arena=$(kind_memory fq arena)
 spray
 flows=$(bstat a va flows) nomem=$(bstat a va drops.nomem) busy_arena=$(kind_memory fq arena)
+busy_qdisc=$(bstat a va memory_bytes) busy_prom=$("$BQ" -n a stats dev va --prometheus |
+	awk '/^bpfqdisc_memory_bytes\{/ { print $NF; exit }')
 note "$FLOWS ports, flows: fq $kflows, bpf_fq $flows (nomem drops $nomem)"
 [ "$kflows" -ge $FLOWS ] || fail "fq made $kflows flows of $FLOWS ports: the method, not bpf_fq"
 [ "$flows" -ge $FLOWS ] || fail "bpf_fq made $flows flows of $FLOWS ports (fq: $kflows)"
@@ -42,6 +45,9 @@ ip netns exec a "$FQSEND" -n $((FLOWS / 8 + 10000)) -p 1 -s 64 $B 1024 >/dev/nul
 left=$(bstat a va flows) total=$(kind_memory fq total) arena=$(kind_memory fq arena)
 note "bpf_fq holds: idle $idle_total bytes (arena $idle_arena), with the flows arena $busy_arena, collected $total (arena $arena, $left flows)"
 [ "$busy_arena" -ge $((FLOWS * 72)) ] || fail "arena pages of $FLOWS flows read $busy_arena bytes: not counted"
+# The qdisc's own figure has them too, in stats and in Prometheus.
+[ "$busy_qdisc" -ge "$busy_arena" ] || fail "stats: the qdisc holds $busy_qdisc bytes, its arena pages $busy_arena"
+[ "$busy_prom" = "$busy_qdisc" ] || fail "Prometheus: bpfqdisc_memory_bytes $busy_prom, stats $busy_qdisc"
 # Left: the sender's flow, and those the host itself used in the last 3 s.
 [ "$left" -le 8 ] || fail "$left flows left after collection"
 [ $((total * 10)) -le $((idle_total * 11)) ] ||
