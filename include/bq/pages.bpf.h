@@ -18,10 +18,10 @@
  * page is by its objects, and freed once none is: as sch_fq's flows go
  * back to the slab once collected. Not at the last release: indexes are
  * reused lowest first, so a page emptied by a collection is often the
- * next one needed, and freeing then reallocating it costs the kernel's
- * page allocator and a TLB flush each time (bpf_fq's flow path lost 3%
- * to it). A sweep (bq_pages_sweep, a few slots a call) frees a page found
- * empty on two passes running. The count and those two marks are the low
+ * next one needed, and freeing then reallocating it would cost the
+ * kernel's page allocator, a mapping and a TLB flush each time a flow
+ * came and went at a page's edge. A sweep (bq_pages_sweep, a few slots a
+ * call) frees a page found empty on two passes running. The count and those two marks are the low
  * bits of the page's directory slot, which a page-aligned offset leaves
  * free. A page reached and never held stays until the purge.
  * Free entries must then be found without reading the entries, whose page
@@ -226,24 +226,29 @@ __noinline __u64 bq_pages_slot(const struct bq_instance *inst, struct bq_pages *
 	return (__u64)slot & 0xffffffff;
 }
 
-
 /*
- * Entry idx of size sz of table t, its page allocated if need be; NULL
- * without. Found inline if it is there, the usual case.
+ * The directory slot of entry idx's page, the page allocated if need be;
+ * NULL without. Found inline if it is there, the usual case.
  */
-static __always_inline void __arena *bq_pages_reach(const struct bq_instance *inst,
-						    struct bq_pages *t, __u32 idx, __u32 sz)
+static __always_inline __u32 __arena *bq_pages_slot_reach(const struct bq_instance *inst,
+							  struct bq_pages *t, __u32 idx, __u32 sz)
 {
 	__u32 __arena *slot = bq_pages_dir_slot(t, idx, sz);
 	__u64 off;
 
-	if (!slot) {
-		off = bq_pages_slot(inst, t, idx, sz);
-		if (!off)
-			return NULL;
-		slot = bq_arena_ptr(__u32, off);
-	}
-	return bq_pages_slot_entry(slot, idx, sz);
+	if (slot)
+		return slot;
+	off = bq_pages_slot(inst, t, idx, sz);
+	return off ? bq_arena_ptr(__u32, off) : NULL;
+}
+
+/* Entry idx of size sz of table t, its page allocated if need be; NULL without. */
+static __always_inline void __arena *bq_pages_reach(const struct bq_instance *inst,
+						    struct bq_pages *t, __u32 idx, __u32 sz)
+{
+	__u32 __arena *slot = bq_pages_slot_reach(inst, t, idx, sz);
+
+	return slot ? bq_pages_slot_entry(slot, idx, sz) : NULL;
 }
 
 /*
@@ -254,16 +259,11 @@ static __always_inline void __arena *bq_pages_reach(const struct bq_instance *in
 static __always_inline void __arena *bq_pages_hold(const struct bq_instance *inst,
 						   struct bq_pages *t, __u32 idx, __u32 sz)
 {
-	__u32 __arena *slot = bq_pages_dir_slot(t, idx, sz);
-	__u64 off;
+	__u32 __arena *slot = bq_pages_slot_reach(inst, t, idx, sz);
 	__u32 v;
 
-	if (!slot) {
-		off = bq_pages_slot(inst, t, idx, sz);
-		if (!off)
-			return NULL;
-		slot = bq_arena_ptr(__u32, off);
-	}
+	if (!slot)
+		return NULL;
 	v = *slot;
 	if (v & BQ_PAGE_EMPTY)
 		t->empty--;
