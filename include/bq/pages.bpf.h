@@ -41,8 +41,6 @@
 #ifndef BQ_PAGES_BPF_H
 #define BQ_PAGES_BPF_H
 
-#include "bq/core.bpf.h"
-
 #ifndef __arena
 #define __arena __attribute__((address_space(1)))
 #endif
@@ -57,6 +55,15 @@
 #define BQ_PAGE_SWEPT		0x800U	/* found empty by the last sweep */
 /* 4 GiB of address space, the most an arena has: nothing is allocated until used. */
 #define BQ_ARENA_PAGES		(1U << 20)
+
+/*
+ * The arena, its pointers and the count of its pages, from the kernel. A
+ * native test (selftests/unit/test_pages.c) defines them itself, before
+ * including this, over a fake arena: bq_arena, bpf_arena_alloc_pages(),
+ * bpf_arena_free_pages(), bq_arena_ptr(), bq_pages_count(), and bpf_for.
+ */
+#ifdef __bpf__
+#include "bq/core.bpf.h"
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARENA);
@@ -75,6 +82,10 @@ static __always_inline void bq_pages_count(const struct bq_instance *inst, int n
 		*held += n;
 }
 
+/* An arena offset as a pointer; the offset is what the arena maps. */
+#define bq_arena_ptr(T, off)	((T __arena *)(__u64)(off))
+#endif /* __bpf__ */
+
 /* Per table, in the kind's state; all zero is an empty table. */
 struct bq_pages {
 	__u32 dir[BQ_PAGES_DIRS];	/* arena offsets of directory pages; 0: none */
@@ -85,9 +96,6 @@ struct bq_pages {
 /* Entries of size sz a table can hold. */
 #define bq_pages_capacity(sz)						\
 	((__u32)(BQ_PAGES_DIRS * BQ_PAGES_PER_DIR * (BQ_PAGE_SIZE / (sz))))
-
-/* An arena offset as a pointer; the offset is what the arena maps. */
-#define bq_arena_ptr(T, off)	((T __arena *)(__u64)(off))
 
 /*
  * n new zeroed pages of the arena, one after the other, as the offset of
