@@ -436,6 +436,8 @@ $(BIN)/test_print: src/cli/print.c src/cli/cli.h
 # The framework parts tested natively (selftests/unit/test_parts.c).
 $(BIN)/test_parts: include/bq/ids.bpf.h include/bq/list.bpf.h include/bq/keytab.bpf.h \
 		   include/bq/timeq.bpf.h
+# The arena tables, over a fake arena (selftests/unit/test_pages.c).
+$(BIN)/test_pages: include/bq/pages.bpf.h
 
 # The framework, for qdiscs built outside this tree (docs/writing-a-qdisc.md):
 # its headers (the parts in include/bq/), the test kernel's vmlinux.h for
