@@ -235,6 +235,21 @@ static __u32 slot_value(const struct bq_pages *t, __u32 p)
 	return dir ? ((__u32 *)(bq_arena.base + dir))[p % BQ_PAGES_PER_DIR] : 0;
 }
 
+/* Entry idx where the layout puts it, at its place on its page; NULL without the page. */
+static void *model_entry(const struct model *m, __u32 idx)
+{
+	__u32 off = slot_value(&m->t, idx / per_page(m)) & ~BQ_PAGE_META;
+
+	return off ? bq_arena.base + off + idx % per_page(m) * m->sz : NULL;
+}
+
+/* e is entry idx, as the model and either lookup find it. */
+static bool is_entry(const struct model *m, __u32 idx, void *e)
+{
+	return e == model_entry(m, idx) && e == bq_pages_at(&m->t, idx, m->sz) &&
+	       e == bq_pages_at_noinline(&m->t, idx, m->sz);
+}
+
 /* What the entry of idx holds while it is live: its own index, to find an overlap or a lost page. */
 static void stamp(__u32 idx, void *e)
 {
@@ -243,7 +258,7 @@ static void stamp(__u32 idx, void *e)
 
 static bool stamped(const struct model *m, __u32 idx)
 {
-	__u32 *e = bq_pages_at(&m->t, idx, m->sz);
+	__u32 *e = model_entry(m, idx);
 
 	return e && *e == (idx ^ 0x5a5a5a5a);
 }
@@ -257,7 +272,7 @@ static void model_hold(struct model *m, __u32 idx, int op)
 		EXPECT(bq_arena.failed != failed, "op %d: hold of %u failed with memory", op, idx);
 		return;
 	}
-	EXPECT(e == bq_pages_at(&m->t, idx, m->sz), "op %d: hold of %u gave another entry", op, idx);
+	EXPECT(is_entry(m, idx, e), "op %d: hold of %u gave another entry", op, idx);
 	stamp(idx, e);
 	m->live[idx] = true;
 	m->holds[p]++;
@@ -283,8 +298,7 @@ static void model_reach(struct model *m, __u32 idx, int op)
 	void *e = bq_pages_reach(m->inst, &m->t, idx, m->sz);
 
 	EXPECT(e || bq_arena.failed != failed, "op %d: reach of %u failed with memory", op, idx);
-	EXPECT(!e || e == bq_pages_at(&m->t, idx, m->sz), "op %d: reach of %u gave another entry",
-	       op, idx);
+	EXPECT(!e || is_entry(m, idx, e), "op %d: reach of %u gave another entry", op, idx);
 	if (e)
 		m->present[idx / per_page(m)] = true;
 }
