@@ -13,7 +13,8 @@
 #   i6  ext -> a's IPv6        ingress to 2001:db8:a::/64
 # With unshapedSubnets [198.51.100.0/24, 2001:db8:a::/64] e4 and i6 go at
 # their pace and e6 and i4 hold the limit; a second ADD with the same list
-# as shapedSubnets swaps them. DEL leaves no subnet entry.
+# as shapedSubnets swaps them. CHECK tells the lists apart; DEL leaves
+# no subnet entry.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/cni_lib.sh"
 . "$(dirname "$0")/pod_lib.sh"
@@ -36,10 +37,20 @@ expect ip addr add 2001:db8:e::1/64 dev vext nodad
 expect ip -n ext addr add $EXT6/64 dev eth0 nodad
 expect ip -n ext -6 route add default via 2001:db8:e::1
 
-# limits LIST_NAME: ADD (again) with the limits and LIST as LIST_NAME.
+# conf [LIST_NAME]: the config of the limits, with LIST as LIST_NAME.
+conf() { bw_conf 1.1.0 "$(bw_limits ${LIMIT}000000 200000)${1:+,\"$1\":$LIST}" "$RES"; }
+# limits LIST_NAME: ADD (again) with LIST as LIST_NAME, which CHECK finds
+# in force, and not the other list nor none.
 limits() {
-	bw ADD "$(bw_conf 1.1.0 "$(bw_limits ${LIMIT}000000 200000),\"$1\":$LIST" "$RES")" a
+	bw ADD "$(conf $1)" a
 	[ "$rc" = 0 ] || fail "ADD with $1: $out"
+	bw CHECK "$(conf $1)" a
+	[ "$rc" = 0 ] || fail "CHECK with $1: $out"
+	for other in shapedSubnets unshapedSubnets ""; do
+		[ "$other" != "$1" ] || continue
+		bw CHECK "$(conf $other)" a
+		bw_expect_code 101 "CHECK with ${other:-no list} after ADD with $1"
+	done
 }
 # flows: the four at once.
 flows() {
