@@ -108,3 +108,20 @@ pod_not_held() {
 	within "$RATIO" 0.85 1.03 ||
 		fail "$1: $R Mbit/s, held below the $2 its client sent ($(jq -r .error "$TMPD/$1.json"))"
 }
+
+# pod_dual_stack NS RES: pod NS (cni_pod_add's, ptp's result RES) gets
+# $POD6 on its eth0 through its host-side veth, and a host off the node
+# (cni_ext_add) $EXT6 besides $EXT; the node forwards IPv6, and routes the
+# pod to $EXT through its gateway, as IPAM's "routes" would.
+POD6=2001:db8:a::2 EXT6=2001:db8:e::2
+pod_dual_stack() {
+	cni_ext_add
+	sysctl -qw net.ipv6.conf.all.forwarding=1
+	ip -n "$1" route add 198.51.100.0/24 via "$(echo "$2" | cni_gateway)" &&
+		ip addr add 2001:db8:a::1/64 dev "$(echo "$2" | cni_host_if)" nodad &&
+		ip -n "$1" addr add $POD6/64 dev eth0 nodad &&
+		ip -n "$1" -6 route add default via 2001:db8:a::1 &&
+		ip addr add 2001:db8:e::1/64 dev vext nodad &&
+		ip -n ext addr add $EXT6/64 dev eth0 nodad &&
+		ip -n ext -6 route add default via 2001:db8:e::1 || fail "$1: no dual-stack path to ext"
+}

@@ -25,17 +25,7 @@ LIST='["198.51.100.0/24","2001:db8:a::/64"]'
 
 RES=$(cni_pod_add a)
 A4=$(echo "$RES" | cni_pod_ip)
-H=$(echo "$RES" | cni_host_if)
-A6=2001:db8:a::2 EXT6=2001:db8:e::2
-cni_ext_add
-sysctl -qw net.ipv6.conf.all.forwarding=1
-ip -n a route add 198.51.100.0/24 via "$(echo "$RES" | cni_gateway)" || fail "a: no route off the node"
-expect ip addr add 2001:db8:a::1/64 dev "$H" nodad
-expect ip -n a addr add $A6/64 dev eth0 nodad
-expect ip -n a -6 route add default via 2001:db8:a::1
-expect ip addr add 2001:db8:e::1/64 dev vext nodad
-expect ip -n ext addr add $EXT6/64 dev eth0 nodad
-expect ip -n ext -6 route add default via 2001:db8:e::1
+pod_dual_stack a "$RES"
 
 # conf [LIST_NAME]: the config of the limits, with LIST as LIST_NAME.
 conf() { bw_conf 1.1.0 "$(bw_limits ${LIMIT}000000 200000)${1:+,\"$1\":$LIST}" "$RES"; }
@@ -62,7 +52,7 @@ flows() {
 	pod_client a $EXT 5201 -b ${PACE}M
 	pod_client a $EXT6 5202 -b ${PACE}M
 	pod_client ext "$A4" 5203 -b ${PACE}M
-	pod_client ext $A6 5204 -b ${PACE}M
+	pod_client ext $POD6 5204 -b ${PACE}M
 	pod_finish
 }
 
