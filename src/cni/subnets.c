@@ -34,10 +34,6 @@ static void entries_of(uint64_t netns_cookie, int ifindex, const struct cni_subn
 	__u32 listed = s->shaped ? POD_SUBNET_SHAPED : POD_SUBNET_UNSHAPED;
 
 	out->n = 0;
-	if (s->n && s->shaped) {
-		out->key[out->n] = device_key(netns_cookie, ifindex);
-		out->val[out->n++] = POD_SUBNET_UNSHAPED;
-	}
 	for (size_t i = 0; i < s->n; i++) {
 		struct pod_subnet_key *k = &out->key[out->n];
 
@@ -46,6 +42,12 @@ static void entries_of(uint64_t netns_cookie, int ifindex, const struct cni_subn
 		k->family = s->s[i].family == 4 ? POD_SUBNET_IPV4 : POD_SUBNET_IPV6;
 		memcpy(k->addr, s->s[i].addr, sizeof(k->addr));
 		out->val[out->n++] = listed;
+	}
+	/* Last: written before its prefixes, it would leave them unshaped
+	 * until they are there. */
+	if (s->n && s->shaped) {
+		out->key[out->n] = device_key(netns_cookie, ifindex);
+		out->val[out->n++] = POD_SUBNET_UNSHAPED;
 	}
 }
 
