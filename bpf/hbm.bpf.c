@@ -405,12 +405,15 @@ static __always_inline bool few_in_flight(struct sk_buff *skb)
 static __always_inline bool dst_shaped(const struct bq_instance *inst, struct sk_buff *skb,
 				       const struct hbm_params *p)
 {
-	void *nh = BPF_CORE_READ(skb, head) + skb->network_header;
-	u16 proto = bpf_ntohs(skb->protocol);
 	struct pod_subnet_key k;
+	u16 proto;
+	void *nh;
 
 	if (!p->subnets)
 		return true;
+	/* skb is trusted: its head read directly, one helper call fewer. */
+	nh = skb->head + skb->network_header;
+	proto = bpf_ntohs(skb->protocol);
 	pod_subnet_key_init(&k, inst->where.netns_cookie, inst->where.ifindex);
 	if (proto == ETH_P_IP && !bpf_probe_read_kernel(k.addr, 4, nh + 16))
 		k.family = POD_SUBNET_IPV4;

@@ -45,8 +45,7 @@
  * A pod's shapedSubnets or unshapedSubnets (include/pod_subnets.h): a
  * packet whose destination pod_subnets says is not shaped passes, not
  * charged, as the pod's bpf_hbm sends it without a limit. One LPM trie
- * lookup per packet of a limited pod; the trie is empty on a node where no
- * pod has a list.
+ * lookup per packet, only for a pod with a list (its entry's subnets).
  *
  * Several CPUs may receive from one veth at once: the clock moves by
  * compare-and-swap, and a packet that loses the race HBM_POLICE_TRIES
@@ -187,7 +186,7 @@ int pod_police(struct __sk_buff *skb)
 
 	if (!p)
 		return TCX_NEXT;
-	if (!dst_shaped(skb, &key)) {
+	if (p->subnets && !dst_shaped(skb, &key)) {
 		clear_departure(skb);
 		return TCX_NEXT;
 	}

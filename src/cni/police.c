@@ -148,7 +148,7 @@ int police_apply(int ifindex, uint64_t rate, uint64_t burst, const struct cni_su
 {
 	LIBBPF_OPTS(bpf_prog_attach_opts, o, .flags = BPF_F_BEFORE);
 	struct pod_police_key key = key_of(ifindex);
-	struct pod_police val = { .rate = rate, .burst = burst };
+	struct pod_police val = { .rate = rate, .burst = burst, .subnets = s->n != 0 };
 	struct police_fds f;
 	int err = police_open(&f);
 
@@ -198,7 +198,7 @@ int police_check(int ifindex, const char *dev, uint64_t rate, uint64_t burst,
 		 const struct cni_subnets *s)
 {
 	struct pod_police_key key = key_of(ifindex);
-	struct pod_police val;
+	struct pod_police val = {};
 	struct police_fds f;
 	int err = police_open(&f);
 
@@ -210,6 +210,9 @@ int police_check(int ifindex, const char *dev, uint64_t rate, uint64_t burst,
 		err = bq_error(-EINVAL, "pod_police holds %s to %llu B/s burst %llu B, not %llu B/s burst %llu B",
 			       dev, (unsigned long long)val.rate, (unsigned long long)val.burst,
 			       (unsigned long long)rate, (unsigned long long)burst);
+	else if (val.subnets != (s->n != 0))
+		err = bq_error(-EINVAL, "pod_police %s %s's subnet entries", val.subnets ? "reads" : "does not read",
+			       dev);
 	else if (!attached(f.prog, ifindex))
 		err = bq_error(-ENOENT, "pod_police is not attached at %s's tcx ingress", dev);
 	else
