@@ -112,7 +112,7 @@ $(OUTPUT)/vmlinux.h: $(wildcard $(VMLINUX_BTF)) | $(OUTPUT) check-deps
 	$(call msg,GEN,$@)
 	$(Q)$(BPFTOOL) btf dump file $(VMLINUX_BTF) format c > $@
 
-$(OUTPUT)/%.bpf.o: bpf/%.bpf.c $(wildcard include/bq/*.bpf.h) include/bpfqdisc.h $(OUTPUT)/vmlinux.h | $(OUTPUT)
+$(OUTPUT)/%.bpf.o: bpf/%.bpf.c $(wildcard include/bq/*.bpf.h) $(wildcard bpf/*.bpf.h) include/pod_subnets.h include/bpfqdisc.h $(OUTPUT)/vmlinux.h | $(OUTPUT)
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@.tmp
 	$(Q)$(BPFTOOL) gen object $@ $@.tmp && rm -f $@.tmp
@@ -597,7 +597,7 @@ CNI_HDRS := $(wildcard src/cni/*.h)
 CNIBINDIR ?= /usr/lib/cni
 all: $(BIN)/bpfqdisc-bandwidth
 $(OUTPUT)/cni/%.o: src/cni/%.c $(CNI_HDRS) $(wildcard src/lib/*.h) include/bpfqdisc.h include/libbpfqdisc.h \
-		include/pod_police.h | $(OUTPUT) check-deps
+		include/pod_police.h include/pod_subnets.h | $(OUTPUT) check-deps
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -Isrc/lib -Isrc/cni -DBQ_VERSION='"$(VERSION)"' -c $< -o $@

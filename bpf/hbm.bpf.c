@@ -96,6 +96,16 @@
  * the aggregate's clock is more than the mark threshold ahead of now: the
  * delay the qdisc is about to give them.
  *
+ * Subnets (the subnets parameter, for bpfqdisc-bandwidth's shapedSubnets and
+ * unshapedSubnets): a packet whose destination the device's entries in
+ * hbm_subnets say is not shaped (include/pod_subnets.h) is in no
+ * aggregate. It waits in one direct queue, which dequeue serves first and
+ * at once, as sch_htb's direct queue, at most agg_limit packets; no clock
+ * is charged for it and hbm_mark leaves it alone. The reference plugin's
+ * HTB gives such traffic a class of 100 Gbit/s, no limit in practice.
+ * Without the parameter no packet is looked up: the cost is one LPM trie
+ * lookup per packet (hbm_mark's and enqueue's) for the qdiscs that have it.
+ *
  * Memory: packets in the framework's skb pool (HBM_FLOWS queues per
  * aggregate), aggregates in a per-instance region of hbm_aggs, found by key
  * through the framework's key table (keytab.bpf.h), which hbm_mark reads
@@ -116,6 +126,7 @@ BQ_CLASS_SLOTS(HBM_AGGS_DEFAULT);
 #include "hbm.h"
 #include "hbm_verdict.h"
 #include "hbm_edt.bpf.h"
+#include "pod_subnets.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -151,6 +162,7 @@ struct hbm_params {
 	__u64 agg_limit;	/* packets of one aggregate */
 	__u64 shared_default;	/* keys without a class share key 0's aggregate */
 	__u64 burst;		/* bytes an idle aggregate may send at once; auto: built in */
+	__u64 subnets;		/* hbm_subnets decides which destinations are limited */
 };
 
 BQ_PARAMS(struct hbm_params,
@@ -160,6 +172,7 @@ BQ_PARAMS(struct hbm_params,
 	BQ_PARAM(agg_limit, BQ_UNIT_COUNT, 1000, 1, 1 << 24),
 	BQ_PARAM(shared_default, BQ_UNIT_BOOL, 0, 0, 1),
 	BQ_PARAM(burst, BQ_UNIT_BYTES, BQ_AUTO, 0, HBM_MAX_BURST),
+	BQ_PARAM(subnets, BQ_UNIT_BOOL, 0, 0, 1),
 );
 
 enum { X_RATE, X_MARKED, X_DROPPED, X_CE, X_EXEMPT, X_AGGS, X_OVERFLOW, X_AGED };
@@ -186,6 +199,7 @@ BQ_DROP_REASONS(
 struct hbm_sched {
 	struct bq_pool_state pool;
 	struct bq_tq ready;		/* backlogged aggregates, by head time */
+	struct bq_skbq direct;		/* packets no limit holds (subnets) */
 	__u32 naggs;			/* entries 1..naggs of the region used */
 	__u32 age_cursor;		/* where agg_reclaim looks next */
 	__u64 win_start, win_bytes;	/* the rate_bytes_per_second window */
@@ -237,6 +251,9 @@ BQ_SLOT_MAP(hbm_aggs, BPF_MAP_TYPE_ARRAY, u32, struct hbm_agg, BQ_PER_CLASS(HBM_
 	    BQ_MAP_PIN);
 BQ_SLOT_MAP(hbm_agg_buckets, BPF_MAP_TYPE_ARRAY, u32, __u32, BQ_PER_CLASS(HBM_AGGS_DEFAULT),
 	    BQ_MAP_PIN);
+/* Per device, not per slot: written by bpfqdisc-bandwidth before the qdisc. */
+POD_SUBNET_DECLARE(hbm_subnets, BQ_DEFAULT_MAX_INSTANCES * POD_SUBNETS_PER_SLOT);
+BQ_SLOT_MAP_DESC(hbm_subnets, POD_SUBNETS_PER_SLOT, BQ_MAP_PIN);
 BQ_CLASSES(hbm_classes, struct hbm_class, BQ_PER_CLASS(HBM_AGGS_DEFAULT), BQ_CLASS_BY_PARAM(classify),
 	BQ_CLASS_FIELD(rate, BQ_UNIT_RATE, 1, HBM_MAX_RATE, "rate", "unlimited"),
 );
@@ -379,6 +396,30 @@ static __always_inline bool few_in_flight(struct sk_buff *skb)
 	tp = bpf_core_cast(sk, struct tcp_sock);
 	in_flight = hbm_in_flight(tp->packets_out, tp->sacked_out, tp->lost_out, tp->retrans_out);
 	return in_flight <= 1;
+}
+
+/*
+ * Whether a limit holds skb: without the subnets parameter, yes; with it,
+ * as the device's entry for its destination says (see the top).
+ */
+static __always_inline bool dst_shaped(const struct bq_instance *inst, struct sk_buff *skb,
+				       const struct hbm_params *p)
+{
+	struct pod_subnet_key k;
+	u16 proto;
+	void *nh;
+
+	if (!p->subnets)
+		return true;
+	/* skb is trusted: its head read directly, one helper call fewer. */
+	nh = skb->head + skb->network_header;
+	proto = bpf_ntohs(skb->protocol);
+	pod_subnet_key_init(&k, inst->where.netns_cookie, inst->where.ifindex);
+	if (proto == ETH_P_IP && !bpf_probe_read_kernel(k.addr, 4, nh + 16))
+		k.family = POD_SUBNET_IPV4;
+	else if (proto == ETH_P_IPV6 && !bpf_probe_read_kernel(k.addr, 16, nh + 24))
+		k.family = POD_SUBNET_IPV6;
+	return pod_subnet_shaped(&hbm_subnets, &k);
 }
 
 /* Whether skb is TCP, and ECN-capable, from its IP header. */
@@ -654,6 +695,21 @@ static __always_inline struct hbm_flowq *flow_next(struct hbm_agg *a)
 
 /* --- enqueue, dequeue ---------------------------------------------------- */
 
+/*
+ * A packet no limit holds, into the direct queue (see the top). Stamped
+ * with now, as a shaped one is with its departure time: a delivery time
+ * of the sender's would hold it in a qdisc that sends at skb->tstamp.
+ */
+static __always_inline int direct_push(struct Qdisc *sch, struct bq_instance *inst,
+				       struct hbm_sched *q, const struct hbm_params *p,
+				       struct sk_buff *skb, struct bpf_sk_buff_ptr *to_free, u64 now)
+{
+	if (q->direct.len >= p->agg_limit)
+		return bq_drop(sch, inst, skb, to_free, HBM_DROP_AGG_LIMIT);
+	skb->tstamp = now;
+	return bq_skbq_push(sch, inst, &q->pool, &q->direct, skb, now, ip_len(skb), to_free);
+}
+
 BQ_ENQUEUE(hbm)
 {
 	const struct hbm_params *p;
@@ -670,6 +726,8 @@ BQ_ENQUEUE(hbm)
 	if (sch->q.qlen >= p->limit)
 		return bq_drop(sch, inst, skb, to_free, BQ_DROP_OVERLIMIT);
 	now = bpf_ktime_get_ns();
+	if (!dst_shaped(inst, skb, p))
+		return direct_push(sch, inst, q, p, skb, to_free, now);
 	key = agg_key(inst, skb, p);
 	idx = agg_find(inst, q, key, now);
 	a = agg_at(inst, idx);
@@ -764,6 +822,18 @@ static __always_inline struct sk_buff *agg_pop(struct bq_instance *inst, struct 
 	return skb;
 }
 
+/* The direct queue's first packet (see the top). */
+static __always_inline struct sk_buff *direct_pop(struct bq_instance *inst, struct hbm_sched *q)
+{
+	struct bq_pkt *head = bq_skbq_head(inst, &q->direct);
+	u32 len = head ? head->aux : 0;
+	struct sk_buff *skb = bq_skbq_pop(inst, &q->pool, &q->direct);
+
+	if (skb)
+		rate_sample(inst, q, len, bpf_ktime_get_ns());
+	return skb;
+}
+
 BQ_DEQUEUE(hbm)
 {
 	struct bq_instance *inst = bq_instance(sch);
@@ -773,7 +843,11 @@ BQ_DEQUEUE(hbm)
 	u64 now, time;
 	u32 idx;
 
-	if (!q || !sch->q.qlen || !bq_tq_peek(inst, &q->ready, &time, &idx))
+	if (!q || !sch->q.qlen)
+		return NULL;
+	if (q->direct.len)
+		return bq_dequeued(sch, inst, direct_pop(inst, q));
+	if (!bq_tq_peek(inst, &q->ready, &time, &idx))
 		return NULL;
 	now = bpf_ktime_get_ns();
 	if (time > now) {
@@ -809,6 +883,7 @@ static int hbm_setup(struct Qdisc *sch, struct bq_instance *inst, struct hbm_sch
 static __noinline void hbm_purge(struct Qdisc *sch, struct bq_instance *inst, struct hbm_sched *q)
 {
 	bq_pool_purge(sch, inst, &q->pool);
+	__builtin_memset(&q->direct, 0, sizeof(q->direct));
 	bq_region_each(inst, agg_at, q->naggs, agg_tab_forget);
 	inst->cnt.x[X_AGGS] = 0;
 }
@@ -867,7 +942,7 @@ int hbm_mark(struct __sk_buff *ctx)
 	struct hbm_agg *a;
 	u32 idx;
 
-	if (!p)
+	if (!p || !dst_shaped(inst, skb, p))
 		return TC_ACT_OK;
 	idx = agg_tab_find(inst, agg_key(inst, skb, p));
 	a = idx ? agg_at(inst, idx) : NULL;

@@ -42,6 +42,11 @@
  * packets until then, up to its 10 s horizon: at the pod's rate they fill
  * its 10000 packets, and the node's other traffic is dropped.
  *
+ * A pod's shapedSubnets or unshapedSubnets (include/pod_subnets.h): a
+ * packet whose destination pod_subnets says is not shaped passes, not
+ * charged, as the pod's bpf_hbm sends it without a limit. One LPM trie
+ * lookup per packet, only for a pod with a list (its entry's subnets).
+ *
  * Several CPUs may receive from one veth at once: the clock moves by
  * compare-and-swap, and a packet that loses the race HBM_POLICE_TRIES
  * times is dropped, so contention never lifts the limit.
@@ -53,6 +58,7 @@
 #include "hbm.h"
 #include "hbm_edt.bpf.h"
 #include "pod_police.h"
+#include "pod_subnets.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -72,6 +78,8 @@ struct {
 	__type(key, struct pod_police_key);
 	__type(value, struct pod_police);
 } pod_limits SEC(".maps");
+
+POD_SUBNET_DECLARE(pod_subnets, POD_SUBNETS_MAX);
 
 /* One segment's IP and transport headers, from the packet; 0 if unknown. */
 static __always_inline __u32 seg_hdr_len(struct __sk_buff *skb)
@@ -98,6 +106,21 @@ static __always_inline __u32 seg_hdr_len(struct __sk_buff *skb)
 }
 
 void *bpf_cast_to_kern_ctx(void *obj) __ksym;
+
+/* Whether a limit holds skb, by its destination (see the top). */
+static __always_inline bool dst_shaped(struct __sk_buff *skb, const struct pod_police_key *dev)
+{
+	__u32 proto = skb->protocol;	/* read once: the verifier refuses a ctx pointer moved */
+	struct pod_subnet_key k;
+
+	pod_subnet_key_init(&k, dev->netns_cookie, dev->ifindex);
+	if (proto == bpf_htons(ETH_P_IP) && !bpf_skb_load_bytes(skb, ETH_HLEN + 16, k.addr, 4))
+		k.family = POD_SUBNET_IPV4;
+	else if (proto == bpf_htons(ETH_P_IPV6) &&
+		 !bpf_skb_load_bytes(skb, ETH_HLEN + 24, k.addr, 16))
+		k.family = POD_SUBNET_IPV6;
+	return pod_subnet_shaped(&pod_subnets, &k);
+}
 
 /*
  * The cookie of the veth's netns, the node's. Not bpf_get_netns_cookie(),
@@ -163,6 +186,10 @@ int pod_police(struct __sk_buff *skb)
 
 	if (!p)
 		return TCX_NEXT;
+	if (p->subnets && !dst_shaped(skb, &key)) {
+		clear_departure(skb);
+		return TCX_NEXT;
+	}
 	len = ip_bytes(skb);
 	if (clock_charge(p, len, bpf_ktime_get_ns())) {
 		__sync_fetch_and_add(&p->pkts, 1);

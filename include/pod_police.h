@@ -29,6 +29,10 @@ struct pod_police {
 	__u64 clock;		/* departure clock, ns (CLOCK_MONOTONIC); 0 at ADD */
 	__u64 pkts, bytes;	/* passed: skbs, IP bytes */
 	__u64 drops, drop_bytes;	/* dropped */
+	/* 1: pod_subnets has the veth's entries (include/pod_subnets.h), which
+	 * each packet is looked up in; 0: none, no lookup. Last: a load pinned
+	 * before it has a shorter value, which ignores it. */
+	__u64 subnets;
 };
 
 #endif /* POD_POLICE_H */

@@ -62,3 +62,66 @@ pod_limit_del() {
 	[ "$rc" = 0 ] || fail "the plugin's DEL: $out"
 	! police_get "$1" 2>/dev/null || fail "DEL left the backstop's entry of $1"
 }
+
+# Flows at once between pods and hosts, each measured at its server:
+#   pod_serve NS PORT NAME    a one-shot iperf3 server in NS ("": the
+#                             node), its JSON in $TMPD/NAME.json
+#   pod_client NS DST PORT [ARG...]   an iperf3 client of 6 s from NS
+#   pod_finish                the clients' ends, then the servers'
+#   pod_held NAME LIMIT       what NAME's server received over seconds 2
+#                             to the end, within 0.85-1.03x of LIMIT Mbit/s
+#   pod_not_held NAME PACE    within 0.85-1.03x of PACE, the Mbit/s its
+#                             client sent at (-b): no limit held it
+pod_serve() {
+	${1:+ip netns exec "$1"} iperf3 -s -1 -p "$2" -J >"$TMPD/$3.json" 2>&1 &
+	POD_SERVERS="${POD_SERVERS-} $!"
+}
+pod_client() {
+	ns=$1 dst=$2 port=$3
+	shift 3
+	${ns:+ip netns exec "$ns"} iperf3 -c "$dst" -p "$port" -t 6 --connect-timeout 2000 "$@" \
+		>/dev/null 2>&1 &
+	POD_CLIENTS="${POD_CLIENTS-} $!"
+}
+# A server whose client never came would wait for ever: killed.
+pod_finish() {
+	wait $POD_CLIENTS || true
+	sleep 1
+	kill $POD_SERVERS 2>/dev/null || true
+	wait
+	POD_CLIENTS= POD_SERVERS=
+}
+# pod_rate NAME MBIT WHAT: R, what NAME's server received, and RATIO, R /
+# MBIT (WHAT it is: limit, pace), noted.
+pod_rate() {
+	R=$(iperf_steady "$TMPD/$1.json" 1)
+	RATIO=$(awk -v r="$R" -v l="$2" 'BEGIN { print r / l }')
+	note "$1: $R Mbit/s ($3 $2)"
+}
+pod_held() {
+	pod_rate "$1" "$2" limit
+	within "$RATIO" 0.85 1.03 ||
+		fail "$1: $R Mbit/s against a limit of $2 ($(jq -r .error "$TMPD/$1.json"))"
+}
+pod_not_held() {
+	pod_rate "$1" "$2" pace
+	within "$RATIO" 0.85 1.03 ||
+		fail "$1: $R Mbit/s, held below the $2 its client sent ($(jq -r .error "$TMPD/$1.json"))"
+}
+
+# pod_dual_stack NS RES: pod NS (cni_pod_add's, ptp's result RES) gets
+# $POD6 on its eth0 through its host-side veth, and a host off the node
+# (cni_ext_add) $EXT6 besides $EXT; the node forwards IPv6, and routes the
+# pod to $EXT through its gateway, as IPAM's "routes" would.
+POD6=2001:db8:a::2 EXT6=2001:db8:e::2
+pod_dual_stack() {
+	cni_ext_add
+	sysctl -qw net.ipv6.conf.all.forwarding=1
+	ip -n "$1" route add 198.51.100.0/24 via "$(echo "$2" | cni_gateway)" &&
+		ip addr add 2001:db8:a::1/64 dev "$(echo "$2" | cni_host_if)" nodad &&
+		ip -n "$1" addr add $POD6/64 dev eth0 nodad &&
+		ip -n "$1" -6 route add default via 2001:db8:a::1 &&
+		ip addr add 2001:db8:e::1/64 dev vext nodad &&
+		ip -n ext addr add $EXT6/64 dev eth0 nodad &&
+		ip -n ext -6 route add default via 2001:db8:e::1 || fail "$1: no dual-stack path to ext"
+}

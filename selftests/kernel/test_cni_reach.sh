@@ -15,7 +15,6 @@
 . "$(dirname "$0")/pod_lib.sh"
 command -v iperf3 >/dev/null || skip "no iperf3"
 TMPD=$(mktemp -d)
-SERVERS= CLIENTS=
 
 pod() { # NAME MBIT: the pod, limited each way; sets RES
 	RES=$(cni_pod_add "$1")
@@ -33,53 +32,23 @@ for p in a b; do
 	ip -n $p route add 198.51.100.0/24 via "$(echo "$RES" | cni_gateway)" || fail "$p: no route off the node"
 done
 
-# serve NS PORT NAME: a one-shot iperf3 server in NS ("": the node); its
-# pid joins SERVERS.
-serve() {
-	${1:+ip netns exec "$1"} iperf3 -s -1 -p "$2" -J >"$TMPD/$3.json" 2>&1 &
-	SERVERS="$SERVERS $!"
-}
-# flow NS DST PORT: an iperf3 client of 6 s from NS; its pid joins CLIENTS.
-flow() {
-	${1:+ip netns exec "$1"} iperf3 -c "$2" -p "$3" -t 6 --connect-timeout 2000 >/dev/null 2>&1 &
-	CLIENTS="$CLIENTS $!"
-}
-# finish: the clients' ends, and the servers' (a server whose client never
-# came would wait for ever).
-finish() {
-	wait $CLIENTS || true
-	sleep 1
-	kill $SERVERS 2>/dev/null || true
-	wait
-	CLIENTS= SERVERS=
-}
-
-# held NAME LIMIT: what NAME's server received over seconds 2 to the end,
-# within 0.85-1.03x of LIMIT Mbit/s.
-held() {
-	r=$(iperf_steady "$TMPD/$1.json" 1)
-	note "$1: $r Mbit/s (limit $2)"
-	within "$(awk -v r="$r" -v l="$2" 'BEGIN { print r / l }')" 0.85 1.03 ||
-		fail "$1: $r Mbit/s against a limit of $2 ($(jq -r .error "$TMPD/$1.json"))"
-}
-
-serve b 5201 a_to_b
-serve ext 5202 b_to_ext
-serve a 5203 ext_to_a
+pod_serve b 5201 a_to_b
+pod_serve ext 5202 b_to_ext
+pod_serve a 5203 ext_to_a
 sleep 0.5
-flow a "$B" 5201
-flow b "$EXT" 5202
-flow ext "$A" 5203
-finish
-held a_to_b 10
-held b_to_ext 20
-held ext_to_a 10
+pod_client a "$B" 5201
+pod_client b "$EXT" 5202
+pod_client ext "$A" 5203
+pod_finish
+pod_held a_to_b 10
+pod_held b_to_ext 20
+pod_held ext_to_a 10
 
-serve a 5204 node_to_a
+pod_serve a 5204 node_to_a
 sleep 0.5
-flow "" "$A" 5204
-finish
-held node_to_a 10
+pod_client "" "$A" 5204
+pod_finish
+pod_held node_to_a 10
 
 ip netns del ext
 for p in a b; do

@@ -173,8 +173,8 @@ static int subnets_check(const char *members, struct cni_err *e)
 	return cni_conf_parse(buf, strlen(buf), &c, e) ?: cni_subnets_valid(&c, e);
 }
 
-/* The reference's subnet lists are checked, not enforced: a CIDR each, and
- * not both lists at once, in the entry whose limits are used. */
+/* The reference's subnet lists are checked as it checks them: a CIDR each,
+ * and not both lists at once, in the entry whose limits are used. */
 static void conf_subnets(void)
 {
 	static const struct { const char *members; const char *refused; } cases[] = {
@@ -197,6 +197,51 @@ static void conf_subnets(void)
 		EXPECT(cases[i].refused ? err && e.code == 7 && strstr(e.msg, cases[i].refused) : !err,
 		       "case %zu: %d %s (%s)", i, e.code, e.msg, e.details);
 	}
+}
+
+/* A list as the reference's u32 filters match it: the address masked to
+ * its bits, an IPv4-mapped prefix IPv4's (Go's To4), at most
+ * CNI_SUBNETS_MAX prefixes (each an entry of two maps). */
+static void conf_subnet_prefixes(void)
+{
+	static const struct {
+		const char *cidr;
+		int family, bits;
+		unsigned char addr[16];
+	} cases[] = {
+		{ "10.1.2.3/8", 4, 8, { 10 } },
+		{ "192.0.2.255/25", 4, 25, { 192, 0, 2, 128 } },
+		{ "fd00:db8:abcd:1234:e000::/68", 6, 68,
+		  { 0xfd, 0, 0x0d, 0xb8, 0xab, 0xcd, 0x12, 0x34, 0xe0 } },
+		{ "::ffff:10.1.0.0/104", 4, 8, { 10 } },
+		{ "::ffff:10.1.0.0/80", 6, 80, { 0 } },
+		{ "::/0", 6, 0, { 0 } },
+	};
+	struct cni_subnets sub;
+	struct cni_conf c;
+	struct cni_err e;
+	char buf[4096];
+	size_t at;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(buf, sizeof(buf), CONF(",\"egressRate\":1,\"egressBurst\":1,\"unshapedSubnets\":[\"%s\"]"),
+			 cases[i].cidr);
+		EXPECT(!parse(buf, &c, &e) && !cni_subnets_parse(&c, &sub, &e) && sub.n == 1 &&
+		       !sub.shaped && sub.s[0].family == cases[i].family &&
+		       sub.s[0].bits == cases[i].bits && !memcmp(sub.s[0].addr, cases[i].addr, 16),
+		       "%s: family %d bits %d (%s)", cases[i].cidr, sub.s[0].family, sub.s[0].bits,
+		       e.details);
+	}
+	at = snprintf(buf, sizeof(buf), "{\"cniVersion\":\"1.0.0\",\"name\":\"n\",\"egressRate\":1,"
+		      "\"egressBurst\":1,\"shapedSubnets\":[\"10.0.0.0/8\"");
+	for (int i = 1; i < CNI_SUBNETS_MAX; i++)
+		at += snprintf(buf + at, sizeof(buf) - at, ",\"10.%d.0.0/16\"", i);
+	snprintf(buf + at, sizeof(buf) - at, "]}");
+	EXPECT(!parse(buf, &c, &e) && !cni_subnets_parse(&c, &sub, &e) && sub.n == CNI_SUBNETS_MAX &&
+	       sub.shaped, "%d subnets: %s", CNI_SUBNETS_MAX, e.details);
+	snprintf(buf + at, sizeof(buf) - at, ",\"10.0.0.0/16\"]}");
+	EXPECT(!parse(buf, &c, &e) && cni_subnets_parse(&c, &sub, &e) && e.code == 7 &&
+	       !strcmp(e.msg, "too many subnets"), "%d subnets taken", CNI_SUBNETS_MAX + 1);
 }
 
 static void conf_invalid(void)
@@ -547,6 +592,7 @@ int main(void)
 	RUN(conf_fold);
 	RUN(conf_which_wins);
 	RUN(conf_subnets);
+	RUN(conf_subnet_prefixes);
 	RUN(conf_invalid);
 	RUN(conf_prev_exact);
 	RUN(prev_result);

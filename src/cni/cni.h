@@ -62,8 +62,8 @@ struct cni_conf {
 	char version[16];
 	char name[256];
 	struct cni_limits lim;
-	/* shapedSubnets, unshapedSubnets of the entry lim is from; checked,
-	 * not enforced. .p NULL if none. */
+	/* shapedSubnets, unshapedSubnets of the entry lim is from (.p NULL
+	 * if none): cni_subnets_parse() reads them. */
 	struct bq_cj_span subnets[2];
 	struct bq_cj_span doc;
 	struct bq_cj_span prev;		/* prevResult as sent; .p NULL if none */
@@ -76,8 +76,30 @@ struct cni_conf {
  * this plugin does not speak, 7: invalid).
  */
 int cni_conf_parse(const char *buf, size_t n, struct cni_conf *c, struct cni_err *e);
-/* The reference's check of its subnet lists, which this plugin does not
- * shape by: a CIDR each, not both lists. 0, or -1 with *e set (code 7). */
+/* A prefix as the reference's filter matches it: an IPv4-mapped IPv6
+ * prefix is IPv4's (Go's To4()), the address masked to its bits. */
+struct cni_subnet {
+	uint8_t family;		/* 4 or 6 */
+	uint8_t bits;
+	uint8_t addr[16];	/* IPv4 in the first 4 bytes */
+};
+
+/* Prefixes a list may have: each is an entry of the pod's qdisc's and
+ * backstop's subnets (include/pod_subnets.h, 64 a qdisc, one for the rest). */
+#define CNI_SUBNETS_MAX		63
+
+/* The list in force: the listed prefixes are shaped (shapedSubnets) and
+ * the rest not, or the other way round (unshapedSubnets); n 0: no list. */
+struct cni_subnets {
+	bool shaped;
+	size_t n;
+	struct cni_subnet s[CNI_SUBNETS_MAX];
+};
+/* The reference's check of its subnet lists, and the list in force into
+ * *s: a CIDR each, not both lists, at most CNI_SUBNETS_MAX. 0, or -1 with
+ * *e set (code 7). */
+int cni_subnets_parse(const struct cni_conf *c, struct cni_subnets *s, struct cni_err *e);
+/* The same check alone. */
 int cni_subnets_valid(const struct cni_conf *c, struct cni_err *e);
 /* The reference's rule for one direction: 0, or -1 with *e set (code 7). */
 int cni_limit_valid(uint64_t rate, uint64_t burst, const char *dir, struct cni_err *e);
@@ -105,8 +127,9 @@ int cni_prev_valid(const struct cni_conf *c, struct cni_err *e);
  * (code 7). */
 int cni_netconf_valid(const struct cni_conf *c, struct cni_err *e);
 
-/* Whether v is a string Go's net.ParseCIDR takes: ADDRESS/BITS. */
-bool cni_go_cidr(struct bq_cj_span v);
+/* Whether v is a string Go's net.ParseCIDR takes: ADDRESS/BITS; its
+ * prefix into *out unless NULL. */
+bool cni_go_cidr(struct bq_cj_span v, struct cni_subnet *out);
 
 /* The host-side interfaces (no "sandbox") of a result: a name each time. */
 bool cni_result_host_ifname(struct bq_cj_span result, const char *name);

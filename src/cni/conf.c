@@ -165,8 +165,7 @@ static const struct {
 	{ "egressBurst", offsetof(struct cni_limits, egress_burst) },
 };
 
-/* The reference's subnet lists, in the order of struct cni_conf's: this
- * plugin does not shape by subnet, but checks them as the reference does. */
+/* The reference's subnet lists, in the order of struct cni_conf's. */
 static const char *const subnet_fields[] = { "shapedSubnets", "unshapedSubnets" };
 
 /* A subnet list's type, which Go's decoder checks. */
@@ -314,17 +313,26 @@ static int read_bandwidth(struct bq_cj_span doc, struct cni_conf *c, struct cni_
 	return 0;
 }
 
-static int subnets_cidr(struct bq_cj_span list, const char *name, struct cni_err *e)
+/* Each CIDR of list into out, which has room for CNI_SUBNETS_MAX. */
+static int subnets_cidr(struct bq_cj_span list, const char *name, struct cni_subnets *out,
+			struct cni_err *e)
 {
 	struct bq_cj_span s;
 	struct bq_cj_iter it;
+	struct cni_subnet p;
 
 	bq_cj_iter_init(&it, list);
-	while (bq_cj_next(&it, NULL, &s))
-		if (!cni_go_cidr(s))
+	while (bq_cj_next(&it, NULL, &s)) {
+		if (!cni_go_cidr(s, &p))
 			return cni_fail(e, CNI_ERR_CONFIG, "bad subnet provided",
 					"%s: %.*s is not ADDRESS/BITS", name, (int)(s.n > 64 ? 64 : s.n),
 					s.p);
+		/* The reference takes any number; each is an entry of two maps here. */
+		if (out->n == CNI_SUBNETS_MAX)
+			return cni_fail(e, CNI_ERR_CONFIG, "too many subnets",
+					"%s: more than %d", name, CNI_SUBNETS_MAX);
+		out->s[out->n++] = p;
+	}
 	return 0;
 }
 
@@ -339,16 +347,26 @@ static bool list_empty(struct bq_cj_span list)
 	return !bq_cj_next(&it, NULL, &s);
 }
 
-int cni_subnets_valid(const struct cni_conf *c, struct cni_err *e)
+int cni_subnets_parse(const struct cni_conf *c, struct cni_subnets *s, struct cni_err *e)
 {
+	s->n = 0;
 	if (!list_empty(c->subnets[0]) && !list_empty(c->subnets[1]))
 		return cni_fail(e, CNI_ERR_CONFIG,
 				"unshapedSubnets and shapedSubnets cannot be both specified",
 				"one of them should be discarded");
+	/* Order of subnet_fields: one of the lists at most has entries. */
+	s->shaped = !list_empty(c->subnets[0]);
 	for (size_t i = 0; i < sizeof(subnet_fields) / sizeof(subnet_fields[0]); i++)
-		if (c->subnets[i].p && subnets_cidr(c->subnets[i], subnet_fields[i], e))
+		if (c->subnets[i].p && subnets_cidr(c->subnets[i], subnet_fields[i], s, e))
 			return -1;
 	return 0;
+}
+
+int cni_subnets_valid(const struct cni_conf *c, struct cni_err *e)
+{
+	struct cni_subnets s;
+
+	return cni_subnets_parse(c, &s, e);
 }
 
 bool cni_id_valid(const char *s)

@@ -15,6 +15,13 @@
  * rate: containerd's placeholder of 4294967295 bits would be 214 s at
  * 20 Mbit/s (docs/kubernetes-enforcement.md).
  *
+ * A pod's shapedSubnets or unshapedSubnets: both qdiscs and the backstop
+ * look each packet's destination up in their subnet entries
+ * (include/pod_subnets.h), which the plugin writes for their device before
+ * the qdisc (bpf_hbm's subnets parameter) or the backstop's entry: the
+ * reference matches the destination both ways, so the pod's ingress is
+ * shaped by which of its addresses it is sent to.
+ *
  * The kind is loaded here when it is not, sized for a node's pods rather
  * than for the CLI's default: kubelet's default max-pods is 110, with two
  * qdiscs each.
@@ -23,9 +30,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "enforce.h"
 #include "hbm.h"
 #include "police.h"
+#include "subnets.h"
 #include "lib.h"
 
 #define POD_KIND		"hbm"
@@ -131,35 +140,93 @@ int pod_limit_ready(struct cni_err *e)
 
 /*
  * A pod's qdisc at rate bits/s as the root of ifindex, in bpfqdisc's words:
- * first the POD_CONFIG_PARAMS words that the pod's config decides, then the
- * queue's length, which is the plugin's (another version may differ).
+ * first the nconfig words that the pod's config decides, then the queue's
+ * length, which is the plugin's (another version may differ). subnets only
+ * with a list: a kind loaded by an older plugin lacks it, and takes the
+ * pods without one.
  */
-#define POD_CONFIG_PARAMS	6
-
 struct pod_req {
 	struct bq_qdisc_req r;
 	char rate[32], burst[32], limit[16];
-	char *argv[8];
+	char *argv[10];
+	int nconfig;
 };
 
 static void pod_req(struct pod_req *p, const struct bq_kind *k, int ifindex, const char *dev,
-		    const struct pod_rate *pr)
+		    const struct pod_rate *pr, const struct cni_subnets *s)
 {
+	int n = 0;
+
 	snprintf(p->rate, sizeof(p->rate), "%llubit", (unsigned long long)pr->rate);
 	snprintf(p->burst, sizeof(p->burst), "%llu", (unsigned long long)pr->burst);
 	snprintf(p->limit, sizeof(p->limit), "%u", POD_LIMIT);
-	p->argv[0] = "rate";
-	p->argv[1] = p->rate;
-	p->argv[2] = "burst";
-	p->argv[3] = p->burst;
-	p->argv[4] = "shared_default";
-	p->argv[5] = "on";
-	p->argv[6] = "limit";
-	p->argv[7] = p->limit;
+	p->argv[n++] = "rate";
+	p->argv[n++] = p->rate;
+	p->argv[n++] = "burst";
+	p->argv[n++] = p->burst;
+	p->argv[n++] = "shared_default";
+	p->argv[n++] = "on";
+	if (s->n) {
+		p->argv[n++] = "subnets";
+		p->argv[n++] = "on";
+	}
+	p->nconfig = n;
+	p->argv[n++] = "limit";
+	p->argv[n++] = p->limit;
 	p->r = (struct bq_qdisc_req){
 		.dev = dev, .ifindex = ifindex, .parent = TC_H_ROOT, .kind = k,
-		.nparams = sizeof(p->argv) / sizeof(p->argv[0]), .params = p->argv,
+		.nparams = n, .params = p->argv,
 	};
+}
+
+/*
+ * The kind's subnet entries (include/pod_subnets.h), or -1 when it has
+ * none: a kind loaded by an older plugin, which is no error without a
+ * list (need false), and is with one (said).
+ */
+static int hbm_subnets_fd(const struct bq_kind *k, bool need)
+{
+	int fd = bq_open_map(k, "hbm_subnets");
+
+	if (fd < 0 && need)
+		bq_error(fd, "bpf_%s was loaded without subnet entries, by an older bpfqdisc: "
+			 "unload it once no pod has a qdisc of it", k->kind);
+	return fd < 0 ? -1 : fd;
+}
+
+/* ifindex's (this netns) entries for s; -1 with the library's error. */
+static int hbm_subnets_put(const struct bq_kind *k, int ifindex, const struct cni_subnets *s)
+{
+	int fd = hbm_subnets_fd(k, s->n), err;
+
+	if (fd < 0)
+		return s->n ? -1 : 0;
+	err = subnets_put(fd, bq_self_netns_cookie(), ifindex, s);
+	close(fd);
+	return err;
+}
+
+/* The entries of a device the record names, wherever it is now. */
+static int hbm_subnets_forget(const struct bq_kind *k, uint64_t netns_cookie, int ifindex)
+{
+	int fd = hbm_subnets_fd(k, false), err;
+
+	if (fd < 0)
+		return 0;
+	err = subnets_clear(fd, netns_cookie, ifindex);
+	close(fd);
+	return err;
+}
+
+static int hbm_subnets_check(const struct bq_kind *k, int ifindex, const struct cni_subnets *s)
+{
+	int fd = hbm_subnets_fd(k, s->n), err;
+
+	if (fd < 0)
+		return s->n ? -1 : 0;
+	err = subnets_check(fd, bq_self_netns_cookie(), ifindex, s, "bpf_hbm");
+	close(fd);
+	return err;
 }
 
 static bool root_is(int ifindex, const char *kind)
@@ -171,15 +238,22 @@ static bool root_is(int ifindex, const char *kind)
 }
 
 /* k at rate as the root qdisc of ifindex in the current netns, noted in q.
- * A repeated ADD finds it there: the library's replace changes its rate. */
+ * A repeated ADD finds it there: the library's replace changes its rate,
+ * and the subnet entries are replaced before. */
 static int put_root(const struct bq_kind *k, int ifindex, const char *dev,
-		    const struct pod_rate *pr, struct bq_pod_qdisc *q, struct cni_err *e)
+		    const struct pod_rate *pr, const struct cni_subnets *s, struct bq_pod_qdisc *q,
+		    struct cni_err *e)
 {
 	struct pod_req p;
 
-	pod_req(&p, k, ifindex, dev, pr);
-	if (bq_qdisc_create(&p.r, true))
+	pod_req(&p, k, ifindex, dev, pr, s);
+	if (hbm_subnets_put(k, ifindex, s))
 		return cni_fail_lib(e, CNI_ERR_LIMIT, "cannot set the pod's limit");
+	if (bq_qdisc_create(&p.r, true)) {
+		cni_fail_lib(e, CNI_ERR_LIMIT, "cannot set the pod's limit");
+		hbm_subnets_forget(k, bq_self_netns_cookie(), ifindex);
+		return -1;
+	}
 	q->netns_cookie = bq_self_netns_cookie();
 	q->ifindex = ifindex;
 	snprintf(q->dev, sizeof(q->dev), "%s", dev);
@@ -188,14 +262,15 @@ static int put_root(const struct bq_kind *k, int ifindex, const char *dev,
 }
 
 static int put_in_pod(const struct bq_kind *k, const struct pod_link *l,
-		      const struct pod_rate *pr, struct bq_pod_qdisc *q, struct cni_err *e)
+		      const struct pod_rate *pr, const struct cni_subnets *s, struct bq_pod_qdisc *q,
+		      struct cni_err *e)
 {
 	int back, err, ifindex;
 
 	if (bq_netns_enter_path(l->netns, &back))
 		return cni_fail_lib(e, CNI_ERR_LIMIT, "cannot set the pod's limit");
 	ifindex = if_nametoindex(l->ifname);
-	err = ifindex ? put_root(k, ifindex, l->ifname, pr, q, e)
+	err = ifindex ? put_root(k, ifindex, l->ifname, pr, s, q, e)
 		      : cni_fail(e, CNI_ERR_LIMIT, "cannot set the pod's limit",
 				 "no interface %s in netns %s", l->ifname, l->netns);
 	cni_netns_leave(back);
@@ -203,10 +278,10 @@ static int put_in_pod(const struct bq_kind *k, const struct pod_link *l,
 }
 
 /* The backstop of the pod's egress at the host-side veth, noted in q. */
-static int put_police(const struct pod_link *l, const struct pod_rate *pr, struct bq_pod_qdisc *q,
-		      struct cni_err *e)
+static int put_police(const struct pod_link *l, const struct pod_rate *pr,
+		      const struct cni_subnets *s, struct bq_pod_qdisc *q, struct cni_err *e)
 {
-	if (police_ready() || police_apply(l->host_ifindex, pr->bytes_per_s, pr->burst))
+	if (police_ready() || police_apply(l->host_ifindex, pr->bytes_per_s, pr->burst, s))
 		return cni_fail_lib(e, CNI_ERR_LIMIT, "cannot set the pod's limit");
 	snprintf(q->role, sizeof(q->role), "egress");
 	q->netns_cookie = bq_self_netns_cookie();
@@ -217,7 +292,7 @@ static int put_police(const struct pod_link *l, const struct pod_rate *pr, struc
 }
 
 int pod_limit_apply(const struct pod_link *l, const struct cni_limits *lim,
-		    struct bq_pod_placement *p, struct cni_err *e)
+		    const struct cni_subnets *s, struct bq_pod_placement *p, struct cni_err *e)
 {
 	const struct bq_kind *k;
 	int err = 0;
@@ -231,7 +306,7 @@ int pod_limit_apply(const struct pod_link *l, const struct cni_limits *lim,
 		struct bq_pod_qdisc *q = &p->q[p->n];
 
 		snprintf(q->role, sizeof(q->role), "ingress");
-		err = put_root(k, l->host_ifindex, l->host_ifname, &in, q, e);
+		err = put_root(k, l->host_ifindex, l->host_ifname, &in, s, q, e);
 		p->n += !err;
 	}
 	if (!err && lim->egress_rate) {
@@ -240,10 +315,10 @@ int pod_limit_apply(const struct pod_link *l, const struct cni_limits *lim,
 
 		snprintf(q->role, sizeof(q->role), "egress");
 		q->in_pod = true;
-		err = put_in_pod(k, l, &eg, q, e);
+		err = put_in_pod(k, l, &eg, s, q, e);
 		p->n += !err;
 		if (!err)
-			err = put_police(l, &eg, &p->q[p->n], e);
+			err = put_police(l, &eg, s, &p->q[p->n], e);
 		p->n += !err;
 	}
 	if (err) {
@@ -255,9 +330,11 @@ int pod_limit_apply(const struct pod_link *l, const struct cni_limits *lim,
 	return err;
 }
 
-/* Whether the root of ifindex is k at rate; else says what it is. */
+/* Whether the root of ifindex is k at rate, with s's subnet entries; else
+ * says what it is. */
 static int check_root(const struct bq_kind *k, int ifindex, const char *dev,
-		      const struct pod_rate *pr, const char *role, struct cni_err *e)
+		      const struct pod_rate *pr, const struct cni_subnets *s, const char *role,
+		      struct cni_err *e)
 {
 	const struct bq_kind *found = k;
 	struct bq_param_set want;
@@ -271,8 +348,8 @@ static int check_root(const struct bq_kind *k, int ifindex, const char *dev,
 		return cni_fail(e, CNI_ERR_NOT_IN_FORCE, "limit not in force",
 				"pod %s limit: the root qdisc of %s is %s, not %s", role, dev,
 				kind[0] ? kind : "none", k->kind);
-	pod_req(&p, k, ifindex, dev, pr);
-	p.r.nparams = POD_CONFIG_PARAMS;
+	pod_req(&p, k, ifindex, dev, pr, s);
+	p.r.nparams = p.nconfig;
 	if (bq_read_defaults(k, &defaults) || bq_build_params(&p.r, &defaults, &want) ||
 	    bq_find_instance(ifindex, TC_H_ROOT, 0, &found, &inst) ||
 	    bq_read_params(k, inst.slot, &now))
@@ -284,10 +361,14 @@ static int check_root(const struct bq_kind *k, int ifindex, const char *dev,
 					"pod %s limit: %s on %s has %s %llu, not %llu", role,
 					k->kind, dev, want.desc[i].name,
 					(unsigned long long)now.v[i], (unsigned long long)want.val.v[i]);
+	if (hbm_subnets_check(k, ifindex, s))
+		return cni_fail(e, CNI_ERR_NOT_IN_FORCE, "limit not in force", "pod %s limit: %s",
+				role, bq_last_error());
 	return 0;
 }
 
-int pod_limit_check(const struct pod_link *l, const struct cni_limits *lim, struct cni_err *e)
+int pod_limit_check(const struct pod_link *l, const struct cni_limits *lim,
+		    const struct cni_subnets *s, struct cni_err *e)
 {
 	const struct bq_kind *k = pod_kind();
 	struct pod_rate in = pod_rate(lim->ingress_rate, lim->ingress_burst);
@@ -298,15 +379,15 @@ int pod_limit_check(const struct pod_link *l, const struct cni_limits *lim, stru
 		return cni_fail(e, CNI_ERR_NOT_IN_FORCE, "limit not in force",
 				"bpf_" POD_KIND " is not loaded");
 	if (lim->ingress_rate)
-		err = check_root(k, l->host_ifindex, l->host_ifname, &in, "ingress", e);
+		err = check_root(k, l->host_ifindex, l->host_ifname, &in, s, "ingress", e);
 	if (err || !lim->egress_rate)
 		return err;
-	if (police_check(l->host_ifindex, l->host_ifname, eg.bytes_per_s, eg.burst))
+	if (police_check(l->host_ifindex, l->host_ifname, eg.bytes_per_s, eg.burst, s))
 		return cni_fail_lib(e, CNI_ERR_NOT_IN_FORCE, "limit not in force");
 	if (bq_netns_enter_path(l->netns, &back))
 		return cni_fail_lib(e, CNI_ERR_NOT_IN_FORCE, "limit not in force");
 	ifindex = if_nametoindex(l->ifname);
-	err = ifindex ? check_root(k, ifindex, l->ifname, &eg, "egress", e)
+	err = ifindex ? check_root(k, ifindex, l->ifname, &eg, s, "egress", e)
 		      : cni_fail(e, CNI_ERR_NOT_IN_FORCE, "limit not in force",
 				 "no interface %s in netns %s", l->ifname, l->netns);
 	cni_netns_leave(back);
@@ -351,9 +432,13 @@ int pod_limit_remove(const struct bq_pod_placement *p, const char *netns, struct
 			cni_netns_leave(back);
 		}	/* else the netns went, and its qdiscs with it */
 		/* The egress program's pin of the device, named by the record:
-		 * cheaper than bq_tidy()'s scan of every pin and device. */
-		if (k && !strcmp(q->kind, k->kind))
+		 * cheaper than bq_tidy()'s scan of every pin and device. The
+		 * subnet entries too, also of a netns or device that went. */
+		if (k && !strcmp(q->kind, k->kind)) {
 			bq_detach_egress(k, q->netns_cookie, q->ifindex);
+			if (hbm_subnets_forget(k, q->netns_cookie, q->ifindex) && !one)
+				one = cni_fail_lib(e, CNI_ERR_IO, "cannot remove the pod's limit");
+		}
 		err = err ?: one;
 	}
 	return err;

@@ -28,13 +28,14 @@ int pod_limit_ready(struct cni_err *e);
 /* Whether the recipe can hold lim's rates: 0, or -1 with *e set (code 7,
  * saying why). */
 int pod_limit_enforceable(const struct cni_limits *lim, struct cni_err *e);
-/* Puts lim in force for the pod; *p says where. On failure nothing is left
- * (-1, *e set). */
+/* Puts lim in force for the pod, for the destinations s leaves shaped; *p
+ * says where. On failure nothing is left (-1, *e set). */
 int pod_limit_apply(const struct pod_link *l, const struct cni_limits *lim,
-		    struct bq_pod_placement *p, struct cni_err *e);
-/* 0 if every limit of lim is in force for the pod; else -1 with *e naming
- * the first that is not (code 101). */
-int pod_limit_check(const struct pod_link *l, const struct cni_limits *lim, struct cni_err *e);
+		    const struct cni_subnets *s, struct bq_pod_placement *p, struct cni_err *e);
+/* 0 if every limit of lim, with s, is in force for the pod; else -1 with
+ * *e naming the first that is not (code 101). */
+int pod_limit_check(const struct pod_link *l, const struct cni_limits *lim,
+		    const struct cni_subnets *s, struct cni_err *e);
 /* Removes what p placed, as far as it is still there: devices, netns and
  * qdiscs that went meanwhile are no error. netns: the pod's path, or NULL. */
 int pod_limit_remove(const struct bq_pod_placement *p, const char *netns, struct cni_err *e);

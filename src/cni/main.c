@@ -174,6 +174,7 @@ static void print_prev(const struct cni_conf *c)
 static int cmd_add(const struct cni_conf *c, const struct cni_env *env, struct cni_err *e)
 {
 	struct bq_pod_record *r;
+	struct cni_subnets s;
 	struct pod_link l;
 	int err;
 
@@ -183,7 +184,7 @@ static int cmd_add(const struct cni_conf *c, const struct cni_env *env, struct c
 		print_prev(c);
 		return 0;
 	}
-	if (cni_subnets_valid(c, e) || pod_limit_enforceable(&c->lim, e))
+	if (cni_subnets_parse(c, &s, e) || pod_limit_enforceable(&c->lim, e))
 		return -1;
 	if (!c->prev.p)
 		return cni_fail(e, CNI_ERR_CONFIG, "must be called as chained plugin",
@@ -199,7 +200,7 @@ static int cmd_add(const struct cni_conf *c, const struct cni_env *env, struct c
 	snprintf(r->netns, sizeof(r->netns), "%s", env->netns);
 	cni_arg(env->args, "K8S_POD_NAMESPACE", r->pod_namespace, sizeof(r->pod_namespace));
 	cni_arg(env->args, "K8S_POD_NAME", r->pod_name, sizeof(r->pod_name));
-	err = pod_limit_apply(&l, &c->lim, &r->p, e);
+	err = pod_limit_apply(&l, &c->lim, &s, &r->p, e);
 	if (!err && bq_pod_record_save(r)) {
 		struct cni_err ignored;
 
@@ -216,18 +217,19 @@ static int cmd_add(const struct cni_conf *c, const struct cni_env *env, struct c
 
 static int cmd_check(const struct cni_conf *c, const struct cni_env *env, struct cni_err *e)
 {
+	struct cni_subnets s;
 	struct pod_link l;
 
 	if (cni_prev_valid(c, e))
 		return -1;
 	if (!cni_limits_any(&c->lim))
 		return 0;
-	if (cni_subnets_valid(c, e) || pod_limit_enforceable(&c->lim, e))
+	if (cni_subnets_parse(c, &s, e) || pod_limit_enforceable(&c->lim, e))
 		return -1;
 	if (!c->prev.p)
 		return cni_fail(e, CNI_ERR_CONFIG, "must be called as chained plugin",
 				"limits and no prevResult");
-	return find_link(c, env, &l, e) ?: pod_limit_check(&l, &c->lim, e);
+	return find_link(c, env, &l, e) ?: pod_limit_check(&l, &c->lim, &s, e);
 }
 
 /* What the record of an attachment says was made; the record goes once it is gone. */

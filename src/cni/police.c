@@ -23,9 +23,11 @@
 #include "lib.h"
 #include "pod_police.h"
 #include "police.h"
+#include "subnets.h"
 
 #define POLICE_PIN	"/sys/fs/bpf/bpfqdisc_pod"
 #define POLICE_MAP	"pod_limits"
+#define POLICE_SUBNETS	"pod_subnets"
 #define POLICE_PROG	"progs/pod_police"
 
 static int open_pin(const char *what)
@@ -50,6 +52,8 @@ static void unpin_dir(const char *dir)
 	rmdir(path);
 	snprintf(path, sizeof(path), "%s/" POLICE_MAP, dir);
 	unlink(path);
+	snprintf(path, sizeof(path), "%s/" POLICE_SUBNETS, dir);
+	unlink(path);
 	rmdir(dir);
 }
 
@@ -63,6 +67,8 @@ static int pin_load(struct bpf_object *obj, const char *dir)
 		return -errno;
 	snprintf(path, sizeof(path), "%s/" POLICE_MAP, dir);
 	err = bpf_map__pin(bpf_object__find_map_by_name(obj, POLICE_MAP), path);
+	snprintf(path, sizeof(path), "%s/" POLICE_SUBNETS, dir);
+	err = err ?: bpf_map__pin(bpf_object__find_map_by_name(obj, POLICE_SUBNETS), path);
 	snprintf(path, sizeof(path), "%s/" POLICE_PROG, dir);
 	return err ?: bpf_program__pin(bpf_object__find_program_by_name(obj, "pod_police"), path);
 }
@@ -119,15 +125,36 @@ static void police_close(struct police_fds *f)
 		close(f->prog);
 }
 
-int police_apply(int ifindex, uint64_t rate, uint64_t burst)
+/*
+ * The subnet entries of ifindex: s's (none without a list). A load pinned
+ * by a plugin before subnets has no trie, and holds all of a pod's
+ * traffic: refused for a list, which it would not follow.
+ */
+static int police_subnets(int ifindex, const struct cni_subnets *s)
+{
+	int fd = open_pin(POLICE_SUBNETS), err;
+
+	if (fd < 0 && !s->n)
+		return 0;
+	if (fd < 0)
+		return bq_error(fd, "pod_police was loaded without subnet entries, by an older "
+			       "bpfqdisc-bandwidth: it would hold the traffic a subnet list leaves unshaped");
+	err = subnets_put(fd, bq_self_netns_cookie(), ifindex, s);
+	close(fd);
+	return err;
+}
+
+int police_apply(int ifindex, uint64_t rate, uint64_t burst, const struct cni_subnets *s)
 {
 	LIBBPF_OPTS(bpf_prog_attach_opts, o, .flags = BPF_F_BEFORE);
 	struct pod_police_key key = key_of(ifindex);
-	struct pod_police val = { .rate = rate, .burst = burst };
+	struct pod_police val = { .rate = rate, .burst = burst, .subnets = s->n != 0 };
 	struct police_fds f;
 	int err = police_open(&f);
 
 	if (err)
+		;
+	else if ((err = police_subnets(ifindex, s)))
 		;
 	else if (bpf_map_update_elem(f.map, &key, &val, BPF_ANY))
 		err = bq_error(-errno, "pod_police's entry: %s", strerror(errno));
@@ -155,10 +182,23 @@ static bool attached(int prog, int ifindex)
 	return false;
 }
 
-int police_check(int ifindex, const char *dev, uint64_t rate, uint64_t burst)
+/* Whether ifindex's subnet entries are s's (none: an older load's, see police_subnets). */
+static int police_subnets_check(int ifindex, const struct cni_subnets *s)
+{
+	int fd = open_pin(POLICE_SUBNETS), err;
+
+	if (fd < 0)
+		return s->n ? fd : 0;
+	err = subnets_check(fd, bq_self_netns_cookie(), ifindex, s, "pod_police");
+	close(fd);
+	return err;
+}
+
+int police_check(int ifindex, const char *dev, uint64_t rate, uint64_t burst,
+		 const struct cni_subnets *s)
 {
 	struct pod_police_key key = key_of(ifindex);
-	struct pod_police val;
+	struct pod_police val = {};
 	struct police_fds f;
 	int err = police_open(&f);
 
@@ -170,8 +210,13 @@ int police_check(int ifindex, const char *dev, uint64_t rate, uint64_t burst)
 		err = bq_error(-EINVAL, "pod_police holds %s to %llu B/s burst %llu B, not %llu B/s burst %llu B",
 			       dev, (unsigned long long)val.rate, (unsigned long long)val.burst,
 			       (unsigned long long)rate, (unsigned long long)burst);
+	else if (val.subnets != (s->n != 0))
+		err = bq_error(-EINVAL, "pod_police %s %s's subnet entries", val.subnets ? "reads" : "does not read",
+			       dev);
 	else if (!attached(f.prog, ifindex))
 		err = bq_error(-ENOENT, "pod_police is not attached at %s's tcx ingress", dev);
+	else
+		err = police_subnets_check(ifindex, s);
 	police_close(&f);
 	return err;
 }
@@ -180,14 +225,15 @@ int police_remove(int ifindex)
 {
 	LIBBPF_OPTS(bpf_prog_detach_opts, o);
 	struct pod_police_key key = key_of(ifindex);
+	struct cni_subnets none = { .n = 0 };
 	struct police_fds f;
-	int err = 0;
+	int err = police_subnets(ifindex, &none);
 
 	if (police_open(&f)) {
 		police_close(&f);
 		return 0;	/* never loaded: nothing of it here */
 	}
-	if (bpf_map_delete_elem(f.map, &key) && errno != ENOENT)
+	if (bpf_map_delete_elem(f.map, &key) && errno != ENOENT && !err)
 		err = bq_error(-errno, "pod_police's entry: %s", strerror(errno));
 	if (bpf_prog_detach_opts(f.prog, ifindex, BPF_TCX_INGRESS, &o) && errno != ENOENT &&
 	    errno != ENODEV && !err)

@@ -10,17 +10,20 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "cni.h"
 
 #define POLICE_KIND	"pod_police"	/* its kind in a placement */
 
 const void *police_elf(size_t *sz);
 /* Loads and pins it, unless a node's load is pinned already. */
 int police_ready(void);
-/* ifindex (this netns) held to rate bytes/s with burst bytes, from a full burst. */
-int police_apply(int ifindex, uint64_t rate, uint64_t burst);
-/* Whether ifindex has it attached, at rate and burst. */
-int police_check(int ifindex, const char *dev, uint64_t rate, uint64_t burst);
-/* Its entry and attachment gone, as far as they are there. */
+/* ifindex (this netns) held to rate bytes/s with burst bytes, from a full
+ * burst, for the destinations s leaves shaped. */
+int police_apply(int ifindex, uint64_t rate, uint64_t burst, const struct cni_subnets *s);
+/* Whether ifindex has it attached, at rate and burst, with s's subnets. */
+int police_check(int ifindex, const char *dev, uint64_t rate, uint64_t burst,
+		 const struct cni_subnets *s);
+/* Its entries and attachment gone, as far as they are there. */
 int police_remove(int ifindex);
 
 #endif

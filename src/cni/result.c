@@ -83,9 +83,34 @@ static bool go_int(struct bq_cj_span v)
 	return !*end && !errno;
 }
 
+/* The reference's view of a parsed prefix (struct cni_subnet): an
+ * IPv4-mapped IPv6 one is IPv4's, as Go's To4() finds it, so its filter
+ * matches IPv4 packets with the last 32 bits of its mask. */
+static void go_prefix(struct cni_subnet *p, bool v4, const unsigned char *addr, unsigned bits)
+{
+	static const unsigned char mapped[12] = { [10] = 0xff, [11] = 0xff };
+
+	memset(p, 0, sizeof(*p));
+	memcpy(p->addr, addr, v4 ? 4 : 16);
+	for (unsigned i = 0; i < 16; i++) {
+		unsigned keep = bits > 8 * i ? bits - 8 * i : 0;
+
+		p->addr[i] &= keep >= 8 ? 0xff : (unsigned char)(0xff00 >> keep);
+	}
+	p->family = v4 ? 4 : 6;
+	p->bits = bits;
+	if (!v4 && !memcmp(p->addr, mapped, sizeof(mapped))) {
+		memmove(p->addr, p->addr + 12, 4);
+		memset(p->addr + 4, 0, 12);
+		p->family = 4;
+		p->bits = bits - 96;	/* mapped after masking: bits >= 96 */
+	}
+}
+
 /* An address as Go's net.ParseIP takes it (an empty one is none), or with
- * cidr one as net.ParseCIDR does: ADDRESS/BITS. */
-static bool go_address(struct bq_cj_span v, bool cidr)
+ * cidr one as net.ParseCIDR does: ADDRESS/BITS, its prefix into *out
+ * unless NULL. */
+static bool go_address(struct bq_cj_span v, bool cidr, struct cni_subnet *out)
 {
 	char text[64], *slash = NULL;
 	unsigned char addr[16];
@@ -108,12 +133,16 @@ static bool go_address(struct bq_cj_span v, bool cidr)
 	if (!cidr)
 		return true;
 	digits = strspn(slash, "0123456789");
-	return digits && digits < 4 && !slash[digits] && atoi(slash) <= (v4 ? 32 : 128);
+	if (!digits || digits >= 4 || slash[digits] || atoi(slash) > (v4 ? 32 : 128))
+		return false;
+	if (out)
+		go_prefix(out, v4, addr, atoi(slash));
+	return true;
 }
 
-bool cni_go_cidr(struct bq_cj_span v)
+bool cni_go_cidr(struct bq_cj_span v, struct cni_subnet *out)
 {
-	return go_address(v, true);
+	return go_address(v, true, out);
 }
 
 static int check_object(struct bq_cj_span obj, const char *name, const struct field *f,
@@ -145,9 +174,9 @@ static int check_value(struct bq_cj_span v, const struct field *f, struct cni_er
 	case F_INT:
 		return go_int(v) ? 0 : refuse(f->name, "an integer", e);
 	case F_IP:
-		return go_address(v, false) ? 0 : refuse(f->name, "an IP address", e);
+		return go_address(v, false, NULL) ? 0 : refuse(f->name, "an IP address", e);
 	case F_CIDR:
-		return cni_go_cidr(v) ? 0 : refuse(f->name, "an address/prefix length", e);
+		return cni_go_cidr(v, NULL) ? 0 : refuse(f->name, "an address/prefix length", e);
 	case F_OBJECT:
 		return check_object(v, f->name, f->sub, e);
 	case F_BOOL_MAP:
