@@ -261,8 +261,11 @@ static __always_inline void __arena *bq_pages_reach(const struct bq_instance *in
 
 /*
  * bq_pages_reach(), and a hold of the page for the entry, which a
- * bq_pages_release() of the same index gives back. At most BQ_PAGE_HOLDS
- * holds a page: one per entry, or two per entry of 16 bytes or more.
+ * bq_pages_release() of the same index gives back. A page's count stops
+ * at BQ_PAGE_HOLDS: a page of 4-byte entries (bpf_fq's chains) has more
+ * of them, and a count that wrapped to 0 would let the sweep free the
+ * page under its live entries. A page held that often stays until the
+ * purge, its count no longer told.
  */
 static __always_inline void __arena *bq_pages_hold(const struct bq_instance *inst,
 						   struct bq_pages *t, __u32 idx, __u32 sz)
@@ -275,7 +278,8 @@ static __always_inline void __arena *bq_pages_hold(const struct bq_instance *ins
 	v = *slot;
 	if (v & BQ_PAGE_EMPTY)
 		t->empty--;
-	*slot = (v & ~(BQ_PAGE_EMPTY | BQ_PAGE_SWEPT)) + 1;
+	if ((v & BQ_PAGE_HOLDS) != BQ_PAGE_HOLDS)
+		*slot = (v & ~(BQ_PAGE_EMPTY | BQ_PAGE_SWEPT)) + 1;
 	return bq_pages_slot_entry(slot, idx, sz);
 }
 
@@ -294,7 +298,7 @@ __noinline int bq_pages_release(struct bq_pages *t, __u32 idx, __u32 sz)
 	if (!slot)
 		return 0;
 	v = *slot;
-	if (!(v & BQ_PAGE_HOLDS))
+	if (!(v & BQ_PAGE_HOLDS) || (v & BQ_PAGE_HOLDS) == BQ_PAGE_HOLDS)
 		return 0;
 	if (!(--v & BQ_PAGE_HOLDS)) {
 		v |= BQ_PAGE_EMPTY;
@@ -308,8 +312,8 @@ __noinline int bq_pages_release(struct bq_pages *t, __u32 idx, __u32 sz)
  * Look at the next n pages of t (as a clock hand, over every directory):
  * an empty one is marked, and freed if it was already (it stayed empty a
  * whole turn). Nothing to do, and no cost but a test, while no page is
- * empty. Only for a table whose pages are held: any other page is empty
- * by this test's reckoning. Global, as bq_pages_slot().
+ * empty. A page never held is never marked empty, so never swept: it
+ * stays until the purge. Global, as bq_pages_slot().
  */
 __noinline int bq_pages_sweep(const struct bq_instance *inst, struct bq_pages *t, __u32 n)
 {

@@ -492,9 +492,48 @@ static void pages_sweep_drains(void)
 	check_all_back("after the drain");
 }
 
+/* Three turns of the sweep's hand over every directory. */
+static void sweep_turns(struct bq_pages *t)
+{
+	for (__u32 n = 0; n < 3 * BQ_PAGES_DIRS * BQ_PAGES_PER_DIR; n += 64)
+		bq_pages_sweep(&insts[0], t, 64);
+}
+
+/*
+ * Every entry of a page of 4-byte entries held: more holds than the count
+ * has. Another page emptied meanwhile sets the sweep going.
+ */
+static void pages_saturated(void)
+{
+	const __u32 per = BQ_PAGE_SIZE / 4;
+	struct bq_pages t = {};
+
+	for (__u32 i = 0; i < per; i++)
+		EXPECT(bq_pages_hold(&insts[0], &t, i, 4), "entry %u of %u not held", i, per);
+	bq_pages_hold(&insts[0], &t, per, 4);
+	bq_pages_release(&t, per, 4);
+	sweep_turns(&t);
+	EXPECT(slot_value(&t, 0) && !slot_value(&t, 1) && t.empty == 0,
+	       "all %u entries held, and another page emptied: slots %#x %#x, %u empty, after sweeps",
+	       per, slot_value(&t, 0), slot_value(&t, 1), t.empty);
+	for (__u32 i = 0; i < per; i++)
+		bq_pages_release(&t, i, 4);
+	bq_pages_hold(&insts[0], &t, per, 4);
+	bq_pages_release(&t, per, 4);
+	sweep_turns(&t);
+	EXPECT(slot_value(&t, 0) && t.empty == 0,
+	       "a page held to the count's limit freed or counted empty: slot %#x, %u empty",
+	       slot_value(&t, 0), t.empty);
+	bq_pages_free(&insts[0], &t);
+}
+
 /*
  * The table's limits: the last entry of the last directory, none past it,
- * sizes out of range, BQ_PAGE_HOLDS holds on a page of 4-byte entries.
+ * sizes out of range; holds on a page of 4-byte entries, which has more
+ * entries than its count can tell (1024): one short of the count's
+ * limit, released, leave the page empty; at the limit it stays until the
+ * purge, whatever is released or swept, rather than wrap to empty and be
+ * freed under live entries.
  */
 static void pages_bounds(void)
 {
@@ -510,15 +549,16 @@ static void pages_bounds(void)
 	EXPECT(!bq_pages_slot(NULL, &t, 0, 8) && !bq_pages_slot(&insts[0], &t, 0, 0),
 	       "a slot without an instance or a size");
 	bq_pages_free(&insts[0], &t);
-	for (__u32 i = 0; i < BQ_PAGE_HOLDS; i++)
+	for (__u32 i = 0; i < BQ_PAGE_HOLDS - 1; i++)
 		bq_pages_hold(&insts[0], &t, i, 4);
-	EXPECT(slot_value(&t, 0) % BQ_PAGE_SIZE == BQ_PAGE_HOLDS, "slot %#x after %u holds",
-	       slot_value(&t, 0), BQ_PAGE_HOLDS);
-	for (__u32 i = 0; i < BQ_PAGE_HOLDS; i++)
+	EXPECT(slot_value(&t, 0) % BQ_PAGE_SIZE == BQ_PAGE_HOLDS - 1, "slot %#x after %u holds",
+	       slot_value(&t, 0), BQ_PAGE_HOLDS - 1);
+	for (__u32 i = 0; i < BQ_PAGE_HOLDS - 1; i++)
 		bq_pages_release(&t, i, 4);
 	EXPECT(slot_value(&t, 0) % BQ_PAGE_SIZE == BQ_PAGE_EMPTY && t.empty == 1,
 	       "slot %#x, %u empty after the last release", slot_value(&t, 0), t.empty);
 	bq_pages_free(&insts[0], &t);
+	pages_saturated();
 	check_all_back("after the bounds");
 }
 
