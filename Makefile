@@ -436,6 +436,13 @@ $(BIN)/test_print: src/cli/print.c src/cli/cli.h
 # The framework parts tested natively (selftests/unit/test_parts.c).
 $(BIN)/test_parts: include/bq/ids.bpf.h include/bq/list.bpf.h include/bq/keytab.bpf.h \
 		   include/bq/timeq.bpf.h
+# The rank queue against the exact PIFO (tools/pifo/oracle.c), natively.
+$(BIN)/test_rank: tools/pifo/oracle.c tools/pifo/oracle.h include/bq/rank.bpf.h include/bq/bits.bpf.h
+# The exact PIFO's replay of a trace (tools/pifo/main.c).
+$(BIN)/pifo-oracle: tools/pifo/main.c tools/pifo/oracle.c tools/pifo/oracle.h | $(BIN)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(filter %.c,$^) -o $@
+all: $(BIN)/pifo-oracle
 
 # The framework, for qdiscs built outside this tree (docs/writing-a-qdisc.md):
 # its headers (the parts in include/bq/), the test kernel's vmlinux.h for

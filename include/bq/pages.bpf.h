@@ -37,6 +37,7 @@
 #define BQ_PAGES_BPF_H
 
 #include "bq/core.bpf.h"
+#include "bq/bits.bpf.h"
 
 #ifndef __arena
 #define __arena __attribute__((address_space(1)))
@@ -286,22 +287,6 @@ struct bq_idmap {
 	__u32 used;		/* handed out and not put back */
 	__u32 pad;
 };
-
-/* 1 if v is not 0, without a branch. */
-static __always_inline __u64 bq_nonzero(__u64 v)
-{
-	return (v | -v) >> 63;
-}
-
-/* The lowest bit of w that is 0, which the caller knows there is. */
-static __always_inline __u32 bq_lowest_zero(__u64 w)
-{
-	__u64 x = ~w & (w + 1);
-
-	return bq_nonzero(x & 0xaaaaaaaaaaaaaaaaULL) | bq_nonzero(x & 0xccccccccccccccccULL) << 1 |
-	       bq_nonzero(x & 0xf0f0f0f0f0f0f0f0ULL) << 2 | bq_nonzero(x & 0xff00ff00ff00ff00ULL) << 3 |
-	       bq_nonzero(x & 0xffff0000ffff0000ULL) << 4 | bq_nonzero(x & 0xffffffff00000000ULL) << 5;
-}
 
 /*
  * The lowest free index below n (at most BQ_IDMAP_MAX + 1), the bitmap's
