@@ -188,7 +188,8 @@ static __always_inline __u64 bq_rq_bucket_at(const struct bq_rq_map *m, __u32 sl
 	{								\
 		__u32 s, slot;						\
 									\
-		if (!rq)						\
+		/* inst too: unused, the compiler would leave it unset */ \
+		if (!inst || !rq)					\
 			return BQ_RQ_NONE;				\
 		s = (__u32)rq->map.base & bq_rq_mask(&rq->map);	\
 		slot = name##_from(inst, rq, s);			\
@@ -340,5 +341,81 @@ static __always_inline void bq_rq_free(const struct bq_instance *inst, struct bq
 	__builtin_memset(&rq->map, 0, sizeof(rq->map));
 	bq_rq_window_set(&rq->map, shift, order);
 }
+/* --- a qdisc from a rank function ---------------------------------------- *
+ *
+ * BQ_RANK_QDISC(sp, struct sp_sched, sp_rank, sp_served, sp_setup) makes
+ * kind bpf_sp whole: enqueue pushes each packet at the rank the policy
+ * gives (its scheduling transaction), dequeue pops the least; the limit,
+ * drops, counters, reset and destroy are the framework's. The kind's state
+ * has a struct bq_pifo `pifo`, its parameters a `limit`, its statistics
+ * start with "clamped" (BQ_RANK_XSTATS). The policy's three functions:
+ *	__u64 rank(sch, inst, q, p, skb)	the packet's rank
+ *	void served(inst, q, rank)		the packet of rank left (a virtual
+ *						clock moves: STFQ); may do nothing
+ *	int setup(sch, inst, q)			the window, bq_pifo_window(), and
+ *						the policy's own state
+ */
+struct bq_pifo {
+	struct bq_pool_state pool;
+	struct bq_rq rq;
+};
+
+/* Granularity 2^shift ranks a bucket, 2^order buckets (at most BQ_RQ_MAX_ORDER). */
+static __always_inline void bq_pifo_window(struct bq_pifo *pifo, __u32 shift, __u32 order)
+{
+	bq_rq_window_set(&pifo->rq.map, shift, order);
+}
+
+enum { BQ_RANK_CLAMPED, BQ_RANK_XSTAT_KIND };
+#define BQ_RANK_XSTATS(...)	BQ_XSTATS({ "clamped", BQ_COUNTER }, ##__VA_ARGS__)
+
+#define BQ_RANK_QDISC(name, T, rank, served, setup)			\
+	BQ_ENQUEUE(name)						\
+	{								\
+		const bq_kind_params_t *p;				\
+		struct bq_instance *inst;				\
+		T *q = bq_enter(sch, &inst, &p);			\
+		__u64 clamped;						\
+		int ret;						\
+									\
+		if (!q)							\
+			return bq_drop(sch, inst, skb, to_free, BQ_DROP_NO_INSTANCE); \
+		if (sch->q.qlen >= p->limit)				\
+			return bq_drop(sch, inst, skb, to_free, BQ_DROP_OVERLIMIT); \
+		clamped = q->pifo.rq.map.clamped;			\
+		ret = bq_rq_push(sch, inst, &q->pifo.pool, &q->pifo.rq, skb, \
+				 rank(sch, inst, q, p, skb), to_free);	\
+		inst->cnt.x[BQ_RANK_CLAMPED] += q->pifo.rq.map.clamped - clamped; \
+		return ret;						\
+	}								\
+	BQ_DEQUEUE(name)						\
+	{								\
+		struct bq_instance *inst;				\
+		struct sk_buff *skb;					\
+		__u64 r;						\
+		T *q;							\
+									\
+		/* The kernel dequeues until NULL: the last call finds nothing. */ \
+		if (!sch->q.qlen)					\
+			return NULL;					\
+		inst = bq_instance(sch);				\
+		q = inst ? bq_state(inst) : NULL;			\
+		if (!q)							\
+			return NULL;					\
+		skb = bq_rq_pop(inst, &q->pifo.pool, &q->pifo.rq, &r);	\
+		if (skb)						\
+			served(inst, q, r);				\
+		return bq_dequeued(sch, inst, skb);			\
+	}								\
+	static __always_inline void name##_purge(struct Qdisc *sch, struct bq_instance *inst, \
+						 T *q)			\
+	{								\
+		bq_pool_purge(sch, inst, &q->pifo.pool);		\
+		bq_rq_free(inst, &q->pifo.rq);				\
+	}								\
+	BQ_QDISC_OPS(name, setup, name##_purge)
+
+/* A policy with no clock to move at dequeue. */
+#define BQ_RANK_NOTHING_SERVED(inst, q, rank)
 #endif /* __bpf__ */
 #endif /* BQ_RANK_BPF_H */

@@ -44,6 +44,8 @@ static __u64 *word_at(const struct bq_instance *inst, struct native_rq *rq, __u3
 BQ_RQ_OPS(nrq, struct native_rq, word_at)
 
 static struct native_rq rq;
+/* What the functions take for the instance, which the native words do not read. */
+static const struct bq_instance *const inst = (const void *)&rq;
 
 static void rq_init(struct pifo_window w)
 {
@@ -57,7 +59,7 @@ static void rq_push(__u32 id, __u64 rank)
 	__u32 slot = bq_rq_bucket_of(&rq.map, rank) & bq_rq_mask(&rq.map);
 
 	if (!rq.len[slot]) {
-		EXPECT(nrq_set(NULL, &rq, slot), "no word for slot %u", slot);
+		EXPECT(nrq_set(inst, &rq, slot), "no word for slot %u", slot);
 		rq.head[slot] = id;
 	} else {
 		rq.next[rq.tail[slot]] = id;
@@ -70,7 +72,7 @@ static void rq_push(__u32 id, __u64 rank)
 /* What bq_rq_pop() does; false if empty. */
 static bool rq_pop(__u32 *id)
 {
-	__u32 slot = rq.map.len ? nrq_first(NULL, &rq) : BQ_RQ_NONE;
+	__u32 slot = rq.map.len ? nrq_first(inst, &rq) : BQ_RQ_NONE;
 
 	if (slot == BQ_RQ_NONE)
 		return false;
@@ -79,7 +81,7 @@ static bool rq_pop(__u32 *id)
 	*id = rq.head[slot];
 	rq.head[slot] = rq.next[*id];
 	if (!--rq.len[slot])
-		nrq_clear(NULL, &rq, slot);
+		nrq_clear(inst, &rq, slot);
 	rq.map.len--;
 	return true;
 }
