@@ -47,9 +47,8 @@ static __always_inline __u64 sp_rank(struct Qdisc *sch, struct bq_instance *inst
 {
 	__u32 prio = skb->priority, major = prio & 0xffff0000, band = (prio & 0xffff) - 1;
 
-	if (major == sch->handle && band < p->bands)
-		return band;
-	return (p->priomap >> (major ? 0 : 4 * (prio & 15))) & 0xf;
+	return major == sch->handle && band < p->bands ? band :
+	       (p->priomap >> (major ? 0 : 4 * (prio & 15))) & 0xf;
 }
 
 static int sp_setup(struct Qdisc *sch, struct bq_instance *inst, struct sp_sched *q)
@@ -58,4 +57,4 @@ static int sp_setup(struct Qdisc *sch, struct bq_instance *inst, struct sp_sched
 	return 0;
 }
 
-BQ_RANK_QDISC(sp, struct sp_sched, sp_rank, BQ_RANK_NOTHING_SERVED, sp_setup);
+BQ_RANK_QDISC(sp, struct sp_sched, sp_rank, BQ_RANK_NOTHING_SERVED, sp_setup, BQ_NO_RELEASE);

@@ -343,7 +343,8 @@ static __always_inline void bq_rq_free(const struct bq_instance *inst, struct bq
 }
 /* --- a qdisc from a rank function ---------------------------------------- *
  *
- * BQ_RANK_QDISC(sp, struct sp_sched, sp_rank, sp_served, sp_setup) makes
+ * BQ_RANK_QDISC(sp, struct sp_sched, sp_rank, sp_served, sp_setup, release)
+ * makes
  * kind bpf_sp whole: enqueue pushes each packet at the rank the policy
  * gives (its scheduling transaction), dequeue pops the least; the limit,
  * drops, counters, reset and destroy are the framework's. The kind's state
@@ -354,6 +355,7 @@ static __always_inline void bq_rq_free(const struct bq_instance *inst, struct bq
  *						clock moves: STFQ); may do nothing
  *	int setup(sch, inst, q)			the window, bq_pifo_window(), and
  *						the policy's own state
+ * and release, BQ_QDISC_OPS' (BQ_NO_RELEASE: none).
  */
 struct bq_pifo {
 	struct bq_pool_state pool;
@@ -369,7 +371,7 @@ static __always_inline void bq_pifo_window(struct bq_pifo *pifo, __u32 shift, __
 enum { BQ_RANK_CLAMPED, BQ_RANK_XSTAT_KIND };
 #define BQ_RANK_XSTATS(...)	BQ_XSTATS({ "clamped", BQ_COUNTER }, ##__VA_ARGS__)
 
-#define BQ_RANK_QDISC(name, T, rank, served, setup)			\
+#define BQ_RANK_QDISC(name, T, rank, served, setup, release)	\
 	BQ_ENQUEUE(name)						\
 	{								\
 		const bq_kind_params_t *p;				\
@@ -413,7 +415,7 @@ enum { BQ_RANK_CLAMPED, BQ_RANK_XSTAT_KIND };
 		bq_pool_purge(sch, inst, &q->pifo.pool);		\
 		bq_rq_free(inst, &q->pifo.rq);				\
 	}								\
-	BQ_QDISC_OPS(name, setup, name##_purge)
+	BQ_QDISC_OPS(name, setup, name##_purge, release)
 
 /* A policy with no clock to move at dequeue. */
 #define BQ_RANK_NOTHING_SERVED(inst, q, rank)
