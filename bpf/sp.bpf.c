@@ -28,7 +28,7 @@ struct sp_params {
 };
 
 BQ_PARAMS(struct sp_params,
-	BQ_PARAM(limit, BQ_UNIT_COUNT, 1000, 1, BQ_DEFAULT_RING_SLOTS - 1),
+	BQ_RANK_LIMIT_PARAM(1000),
 	BQ_PARAM(bands, BQ_UNIT_COUNT, 3, 1, SP_BANDS_MAX),
 	BQ_PARAM(priomap, BQ_UNIT_PRIOMAP, 0x1111111100212221ULL, 0, 0xffffffffffffffffULL),
 );
@@ -41,9 +41,7 @@ struct sp_sched {
 
 BQ_STATE(struct sp_sched);
 
-static __always_inline __u64 sp_rank(struct Qdisc *sch, struct bq_instance *inst,
-				     struct sp_sched *q, const struct sp_params *p,
-				     struct sk_buff *skb)
+BQ_RANK(sp, struct sp_sched)
 {
 	__u32 prio = skb->priority, major = prio & 0xffff0000, band = (prio & 0xffff) - 1;
 

@@ -43,11 +43,10 @@ struct wfq_params {
 };
 
 BQ_PARAMS(struct wfq_params,
-	BQ_PARAM(limit, BQ_UNIT_COUNT, 10000, 1, BQ_DEFAULT_RING_SLOTS - 1),
-	BQ_PARAM(classify, BQ_UNIT_COUNT, BQ_BY_CGROUP, BQ_BY_CGROUP, BQ_BY_PRIORITY),
+	BQ_RANK_LIMIT_PARAM(10000),
+	BQ_RANK_CLASSIFY_PARAM,
 	BQ_PARAM(weight, BQ_UNIT_COUNT, 1, 1, WFQ_WEIGHT_MAX),
-	BQ_PARAM(rank_shift, BQ_UNIT_COUNT, 8, 0, 40),
-	BQ_PARAM(rank_order, BQ_UNIT_COUNT, BQ_RQ_MAX_ORDER, 1, BQ_RQ_MAX_ORDER),
+	BQ_RANK_WINDOW_PARAMS(8),
 );
 
 BQ_RANK_XSTATS();
@@ -92,9 +91,7 @@ static __always_inline __u64 wfq_weight(const struct bq_instance *inst,
 	return c ? c->weight : p->weight;
 }
 
-static __always_inline __u64 wfq_rank(struct Qdisc *sch, struct bq_instance *inst,
-				      struct wfq_sched *q, const struct wfq_params *p,
-				      struct sk_buff *skb)
+BQ_RANK(wfq, struct wfq_sched)
 {
 	__u64 key = bq_sender_key(inst, skb, p->classify), *f = wfq_finish(inst, key);
 	__u64 start = f && *f > q->vtime ? *f : q->vtime;
@@ -104,23 +101,12 @@ static __always_inline __u64 wfq_rank(struct Qdisc *sch, struct bq_instance *ins
 	return start;
 }
 
-static __always_inline void wfq_served(struct bq_instance *inst, struct wfq_sched *q, __u64 rank)
+BQ_RANK_SERVED(wfq, struct wfq_sched)
 {
 	q->vtime = rank;
 }
 
-static int wfq_setup(struct Qdisc *sch, struct bq_instance *inst, struct wfq_sched *q)
-{
-	const struct wfq_params *p = bq_kind_params(bq_params_of(inst));
-
-	bq_pifo_window(&q->pifo, p->rank_shift, p->rank_order);
-	return 0;
-}
+BQ_RANK_WINDOW_SETUP(wfq_setup, struct wfq_sched)
 
 /* Classes are configuration: a reset keeps them, the qdisc's end does not. */
-static __always_inline void wfq_release(struct bq_instance *inst, struct wfq_sched *q)
-{
-	bq_classes_forget(inst);
-}
-
-BQ_RANK_QDISC(wfq, struct wfq_sched, wfq_rank, wfq_served, wfq_setup, wfq_release);
+BQ_RANK_QDISC(wfq, struct wfq_sched, wfq_rank, wfq_served, wfq_setup, BQ_CLASSES_RELEASE);

@@ -419,5 +419,47 @@ enum { BQ_RANK_CLAMPED, BQ_RANK_XSTAT_KIND };
 
 /* A policy with no clock to move at dequeue. */
 #define BQ_RANK_NOTHING_SERVED(inst, q, rank)
+
+/*
+ * The policy's functions opened as BQ_ENQUEUE opens an op, with sch,
+ * inst, q (T *), p (the kind's parameters) and skb in scope:
+ *	BQ_RANK(sp, struct sp_sched) { return ...; }
+ *	BQ_RANK_SERVED(wfq, struct wfq_sched) { q->vtime = rank; }
+ */
+#define BQ_RANK(name, T)						\
+	static __always_inline __u64 name##_rank(struct Qdisc *sch, struct bq_instance *inst, \
+						 T *q, const bq_kind_params_t *p, \
+						 struct sk_buff *skb)
+#define BQ_RANK_SERVED(name, T)						\
+	static __always_inline void name##_served(struct bq_instance *inst, T *q, __u64 rank)
+
+/*
+ * Parameters every rank kind has, and those of a kind with classes (as
+ * bpf_hbm's, bq/classify.bpf.h): __u64 limit (packets of every rank
+ * together, default n), and __u64 classify (enum bq_class_by).
+ */
+#define BQ_RANK_LIMIT_PARAM(n)						\
+	BQ_PARAM(limit, BQ_UNIT_COUNT, n, 1, BQ_DEFAULT_RING_SLOTS - 1)
+#define BQ_RANK_CLASSIFY_PARAM						\
+	BQ_PARAM(classify, BQ_UNIT_COUNT, BQ_BY_CGROUP, BQ_BY_CGROUP, BQ_BY_PRIORITY)
+
+/*
+ * A window set per instance by parameters: the kind's struct of
+ * parameters has __u64 rank_shift, rank_order, its BQ_PARAMS
+ * BQ_RANK_WINDOW_PARAMS(default shift), and BQ_RANK_WINDOW_SETUP(fn, T)
+ * defines a setup hook that sets it (at init and reset: a change of the
+ * parameters takes effect then).
+ */
+#define BQ_RANK_WINDOW_PARAMS(shift)					\
+	BQ_PARAM(rank_shift, BQ_UNIT_COUNT, shift, 0, 40),		\
+	BQ_PARAM(rank_order, BQ_UNIT_COUNT, BQ_RQ_MAX_ORDER, 1, BQ_RQ_MAX_ORDER)
+#define BQ_RANK_WINDOW_SETUP(fn, T)					\
+	static int fn(struct Qdisc *sch, struct bq_instance *inst, T *q)	\
+	{								\
+		const bq_kind_params_t *p = bq_kind_params(bq_params_of(inst)); \
+									\
+		bq_pifo_window(&q->pifo, p->rank_shift, p->rank_order);	\
+		return 0;						\
+	}
 #endif /* __bpf__ */
 #endif /* BQ_RANK_BPF_H */

@@ -260,12 +260,15 @@ kind_memory() {
 		}'
 }
 
+# builtin_kinds: the kinds of src/lib/qdiscs.def, built into bpfqdisc.
+builtin_kinds() { grep ^BQ_QDISC "$TOP/src/lib/qdiscs.def" | cut -d, -f1 | cut -c10-; }
+
 # kernel_arena_kb: kernel_mem_kb, and the arena pages every loaded kind's
 # instances hold (bpfqdisc list; include/bq/pages.bpf.h counts them): the
 # kernel counts those in none of meminfo's figures.
 kernel_arena_kb() {
 	local kb=$(kernel_mem_kb) k a
-	for k in fifo fq fq_codel hbm; do
+	for k in $(builtin_kinds); do
 		a=$(kind_memory $k arena)
 		kb=$((kb + ${a:-0} / 1024))
 	done
@@ -301,7 +304,7 @@ cleanup_all() {
 	done
 	tc qdisc del dev lo root 2>/dev/null || true
 	# And the kinds loaded from object files (bpfqdisc load PATH).
-	for k in fifo fq hbm fq_codel $(cd /sys/fs/bpf/bpfqdisc 2>/dev/null && ls -d */bq_object 2>/dev/null |
+	for k in $(builtin_kinds) $(cd /sys/fs/bpf/bpfqdisc 2>/dev/null && ls -d */bq_object 2>/dev/null |
 					  cut -d/ -f1); do
 		"$BQ" unload "$k" --force >/dev/null 2>&1 || true
 	done
