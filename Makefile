@@ -177,12 +177,13 @@ $(OUTPUT)/cli/%.o: src/cli/%.c src/cli/cli.h $(wildcard src/lib/*.h) include/bpf
 
 $(OUTPUT)/cli/main.o: CFLAGS += -DBQ_VERSION='"$(VERSION)"'
 
-# bpfqdisc new writes bpf_fifo's source, which it embeds as a C string.
-$(OUTPUT)/fifo_src.h: bpf/fifo.bpf.c | $(OUTPUT)
+# bpfqdisc new writes bpf_fifo's source, or with --rank bpf_sp's, which it
+# embeds as C strings.
+$(OUTPUT)/fifo_src.h $(OUTPUT)/sp_src.h: $(OUTPUT)/%_src.h: bpf/%.bpf.c | $(OUTPUT)
 	$(call msg,GEN,$@)
-	$(Q){ echo 'static const char fifo_src[] ='; \
+	$(Q){ echo 'static const char $*_src[] ='; \
 	  sed 's/\\/\\\\/g; s/"/\\"/g; s/^/\t"/; s/$$/\\n"/' $<; echo ';'; } > $@
-$(OUTPUT)/cli/new.o: $(OUTPUT)/fifo_src.h
+$(OUTPUT)/cli/new.o: $(OUTPUT)/fifo_src.h $(OUTPUT)/sp_src.h
 
 $(BIN)/bpfqdisc: $(CLI_OBJS) $(LIB_A) | $(BIN)
 	$(call msg,LINK,$@)
@@ -569,7 +570,7 @@ $(OOT)/markq.bpf.o: selftests/oot/markq.bpf.c $(OOT)/myq.bpf.o
 # sources of each released minor, selftests/oot/fwMAJOR.MINOR/, built here
 # with today's installed headers as myq is, and loaded by
 # test_load_frozen. Each minor has what bpfqdisc new wrote then; its
-# qdisc with classes is fw2.0's markq (2.1's to 2.3's were the same).
+# qdisc with classes is fw2.0's markq (2.1's to 2.4's were the same).
 # Never edit them: add the next minor's beside them.
 OOT_FROZEN := $(patsubst selftests/oot/%.bpf.c,$(OOT)/%.bpf.o,$(wildcard selftests/oot/fw*/*.bpf.c))
 all: $(OOT_FROZEN)
