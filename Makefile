@@ -191,7 +191,7 @@ $(BIN)/bpfqdisc: $(CLI_OBJS) $(LIB_A) | $(BIN)
 
 # The CLI of the kernel tests that load objects made to fail: the qdiscs of
 # selftests/bpf/qdiscs.def (src/lib/qdiscs.def's and TEST_KINDS) in its registry.
-TEST_KINDS := toobig maxlen
+TEST_KINDS := toobig maxlen rankmark
 TEST_SKELS := $(patsubst %,$(OUTPUT)/%.skel.h,$(TEST_KINDS))
 $(OUTPUT)/test_skels.h: $(OUTPUT)/skels.h $(TEST_SKELS)
 	$(call msg,GEN,$@)

@@ -368,6 +368,17 @@ static __always_inline void bq_pifo_window(struct bq_pifo *pifo, __u32 shift, __
 	bq_rq_window_set(&pifo->rq.map, shift, order);
 }
 
+/*
+ * A test kind may hold its packets (dequeue gives none) while
+ * BQ_RANK_HOLD(p), p its parameters, is true: it defines that before
+ * including this part. test_rank_oracle so queues a whole trace, then
+ * lets it go and compares the order it leaves in with the exact PIFO's.
+ * Nothing for any other kind.
+ */
+#ifndef BQ_RANK_HOLD
+#define BQ_RANK_HOLD(p)		0
+#endif
+
 enum { BQ_RANK_CLAMPED, BQ_RANK_XSTAT_KIND };
 #define BQ_RANK_XSTATS(...)	BQ_XSTATS({ "clamped", BQ_COUNTER }, ##__VA_ARGS__)
 
@@ -402,7 +413,7 @@ enum { BQ_RANK_CLAMPED, BQ_RANK_XSTAT_KIND };
 			return NULL;					\
 		inst = bq_instance(sch);				\
 		q = inst ? bq_state(inst) : NULL;			\
-		if (!q)							\
+		if (!q || BQ_RANK_HOLD(bq_kind_params(bq_params_of(inst)))) \
 			return NULL;					\
 		skb = bq_rq_pop(inst, &q->pifo.pool, &q->pifo.rq, &r);	\
 		if (skb)						\
