@@ -447,10 +447,11 @@ enum { BQ_RANK_CLAMPED, BQ_RANK_XSTAT_KIND };
 /*
  * Parameters every rank kind has, and those of a kind with classes (as
  * bpf_hbm's, bq/classify.bpf.h): __u64 limit (packets of every rank
- * together, default n), and __u64 classify (enum bq_class_by).
+ * together, default n; the pool holds --ring-slots - 1, past which a
+ * packet is dropped as nomem), and __u64 classify (enum bq_class_by).
  */
 #define BQ_RANK_LIMIT_PARAM(n)						\
-	BQ_PARAM(limit, BQ_UNIT_COUNT, n, 1, BQ_DEFAULT_RING_SLOTS - 1)
+	BQ_PARAM(limit, BQ_UNIT_COUNT, n, 1, 1 << 24)
 #define BQ_RANK_CLASSIFY_PARAM						\
 	BQ_PARAM(classify, BQ_UNIT_COUNT, BQ_BY_CGROUP, BQ_BY_CGROUP, BQ_BY_PRIORITY)
 

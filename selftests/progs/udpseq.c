@@ -11,7 +11,7 @@
  *					a line each, in the order they came,
  *					until N came or SECS passed
  *
- * Both need CAP_NET_ADMIN: send for SO_MARK and a send buffer of 32 MB
+ * Both need CAP_NET_ADMIN: send for SO_MARK and a send buffer of 256 MB
  * (SO_SNDBUFFORCE: a qdisc that holds the trace holds the buffer too),
  * recv for a receive buffer of 32 MB (SO_RCVBUFFORCE), so that the burst
  * a released qdisc sends is not dropped.
@@ -28,7 +28,7 @@
 static int send_trace(const char *addr, int port, unsigned int seq)
 {
 	struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons(port) };
-	int fd = socket(AF_INET, SOCK_DGRAM, 0), size = 32 << 20;
+	int fd = socket(AF_INET, SOCK_DGRAM, 0), size = 256 << 20;
 	unsigned int mark, first = seq;
 	char buf[32];
 
