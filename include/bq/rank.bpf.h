@@ -30,8 +30,9 @@
  *
  * Memory follows use: buckets and bitmap words are in arena pages
  * (bq/pages.bpf.h). A page of buckets is held by its busy buckets and
- * freed with the last; the bitmap's pages (at most 9, for 2^18 buckets)
- * stay until the purge. Packets are in the pool (bq/pool.bpf.h).
+ * freed with the last, but for the page of the bucket last emptied,
+ * which the queue keeps (bq_rq_keep); the bitmap's pages (at most 9, for
+ * 2^18 buckets) stay until the purge. Packets are in the pool (bq/pool.bpf.h).
  *
  * BQ_RQ_OPS() needs only __u32, __u64 and a word accessor:
  * selftests/unit/test_rank.c checks it natively against the exact PIFO
@@ -207,6 +208,8 @@ struct bq_rq {
 	struct bq_rq_map map;
 	struct bq_pages words;		/* the bitmap: level 1's words, then level 0's */
 	struct bq_pages buckets;	/* a struct bq_skbq per slot */
+	__u32 kept;			/* 1 + a slot whose page the queue holds; 0: none */
+	__u32 pad;
 };
 
 static __always_inline __u64 __arena *bq_rq_word(const struct bq_instance *inst,
@@ -237,11 +240,34 @@ static __always_inline struct bq_skbq __arena *bq_rq_fill(const struct bq_instan
 	return b;
 }
 
+/*
+ * The queue keeps a hold of the page of the bucket it last emptied, so
+ * that a queue one packet deep, whose one bucket fills and empties with
+ * each packet, does not allocate and free a page each time (half its
+ * packet rate, measured with selftests/progs/rank_pps.sh); it moves the
+ * hold when the bucket emptied is on another page. Global, as
+ * bq_pages_release(): one call for what would be two of its.
+ */
+__noinline int bq_rq_keep(const struct bq_instance *inst, struct bq_rq *rq, __u32 slot)
+{
+	__u32 per = BQ_PAGE_SIZE / BQ_RQ_BUCKET_SIZE;
+
+	if (!inst || !rq || (rq->kept && (rq->kept - 1) / per == slot / per))
+		return 0;
+	if (!bq_pages_hold(inst, &rq->buckets, slot, BQ_RQ_BUCKET_SIZE))
+		return 0;
+	if (rq->kept)
+		bq_pages_release(inst, &rq->buckets, rq->kept - 1, BQ_RQ_BUCKET_SIZE);
+	rq->kept = slot + 1;
+	return 0;
+}
+
 /* The bucket of slot is empty: its bit cleared and its page's hold given back. */
 static __always_inline void bq_rq_emptied(const struct bq_instance *inst, struct bq_rq *rq,
 					  __u32 slot)
 {
 	bq_rq_clear(inst, rq, slot);
+	bq_rq_keep(inst, rq, slot);
 	bq_pages_release(inst, &rq->buckets, slot, BQ_RQ_BUCKET_SIZE);
 }
 
@@ -338,6 +364,7 @@ static __always_inline void bq_rq_free(const struct bq_instance *inst, struct bq
 
 	bq_pages_free(inst, &rq->words);
 	bq_pages_free(inst, &rq->buckets);
+	rq->kept = 0;
 	__builtin_memset(&rq->map, 0, sizeof(rq->map));
 	bq_rq_window_set(&rq->map, shift, order);
 }
