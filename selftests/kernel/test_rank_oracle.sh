@@ -8,7 +8,8 @@
 # marks with the same window, with 0 inversions, and the qdisc's clamped
 # the oracle's count of marks out of the window: with 1024 buckets of one
 # rank (every mark in the window, none clamped), with 64 (most clamped to
-# the window's ends) and with 256 buckets of 4 ranks.
+# the window's ends) and with 256 buckets of 4 ranks. And a qdisc
+# destroyed with the trace held gives back its skbs and arena pages.
 . "$(dirname "$0")/lib.sh"
 
 BQT="$TOP/bin/bpfqdisc_test"
@@ -52,10 +53,29 @@ replay() {
 	echo "$clamped"
 }
 
+# held: the trace's first N datagrams queued, held.
+held() {
+	ip netns exec a tc qdisc del dev va root 2>/dev/null || true
+	expect "$BQT" -n a qdisc add dev va root bpf_rankmark limit 2000 hold 1 rank_order 10
+	head -n $N "$T/marks" | ip netns exec a "$TOP/bin/udpseq" send $B 9000 >/dev/null ||
+		fail "udpseq send failed"
+	wait_backlog a va $N 10 || fail "$(tc_stat a va qlen) of $N queued"
+}
+
+# A destroy frees what the queue holds: its skbs and its arena pages.
+skbs=$(skb_slab)
+held
+arena=$(BQ=$BQT kind_memory rankmark arena)
+[ "${arena:-0}" -gt 0 ] || fail "no arena pages with $N packets held: '$arena'"
+expect ip netns exec a tc qdisc del dev va root
+wait_slab_below $((skbs + 64)) 5 || fail "skbuff slab $(skb_slab) after the destroy, $skbs before the trace"
+[ "$(BQ=$BQT kind_memory rankmark arena)" = 0 ] ||
+	fail "arena $(BQ=$BQT kind_memory rankmark arena) bytes after the destroy, $arena with the trace"
+
 wide=$(replay 0 10)
 narrow=$(replay 0 6)
 coarse=$(replay 2 8)
 [ "$wide" = 0 ] || fail "1024 buckets clamped $wide"
 [ "$narrow" -gt 0 ] || fail "64 buckets clamped nothing"
-note "$((N + 1)) datagrams in the oracle's order, 0 inversions; clamped: 1024 buckets $wide, 64 $narrow, 256 of 4 ranks $coarse"
+note "$((N + 1)) datagrams in the oracle's order, 0 inversions; clamped: 1024 buckets $wide, 64 $narrow, 256 of 4 ranks $coarse; destroyed holding $N: arena $arena bytes, then 0"
 exit 0
