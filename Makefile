@@ -177,12 +177,13 @@ $(OUTPUT)/cli/%.o: src/cli/%.c src/cli/cli.h $(wildcard src/lib/*.h) include/bpf
 
 $(OUTPUT)/cli/main.o: CFLAGS += -DBQ_VERSION='"$(VERSION)"'
 
-# bpfqdisc new writes bpf_fifo's source, which it embeds as a C string.
-$(OUTPUT)/fifo_src.h: bpf/fifo.bpf.c | $(OUTPUT)
+# bpfqdisc new writes bpf_fifo's source, or with --rank bpf_sp's, which it
+# embeds as C strings.
+$(OUTPUT)/fifo_src.h $(OUTPUT)/sp_src.h: $(OUTPUT)/%_src.h: bpf/%.bpf.c | $(OUTPUT)
 	$(call msg,GEN,$@)
-	$(Q){ echo 'static const char fifo_src[] ='; \
+	$(Q){ echo 'static const char $*_src[] ='; \
 	  sed 's/\\/\\\\/g; s/"/\\"/g; s/^/\t"/; s/$$/\\n"/' $<; echo ';'; } > $@
-$(OUTPUT)/cli/new.o: $(OUTPUT)/fifo_src.h
+$(OUTPUT)/cli/new.o: $(OUTPUT)/fifo_src.h $(OUTPUT)/sp_src.h
 
 $(BIN)/bpfqdisc: $(CLI_OBJS) $(LIB_A) | $(BIN)
 	$(call msg,LINK,$@)
@@ -190,7 +191,7 @@ $(BIN)/bpfqdisc: $(CLI_OBJS) $(LIB_A) | $(BIN)
 
 # The CLI of the kernel tests that load objects made to fail: the qdiscs of
 # selftests/bpf/qdiscs.def (src/lib/qdiscs.def's and TEST_KINDS) in its registry.
-TEST_KINDS := toobig maxlen
+TEST_KINDS := toobig maxlen rankmark
 TEST_SKELS := $(patsubst %,$(OUTPUT)/%.skel.h,$(TEST_KINDS))
 $(OUTPUT)/test_skels.h: $(OUTPUT)/skels.h $(TEST_SKELS)
 	$(call msg,GEN,$@)
@@ -438,6 +439,13 @@ $(BIN)/test_parts: include/bq/ids.bpf.h include/bq/list.bpf.h include/bq/keytab.
 		   include/bq/timeq.bpf.h
 # The arena tables, over a fake arena (selftests/unit/test_pages.c).
 $(BIN)/test_pages: include/bq/pages.bpf.h
+# The rank queue against the exact PIFO (tools/pifo/oracle.c), natively.
+$(BIN)/test_rank: tools/pifo/oracle.c tools/pifo/oracle.h include/bq/rank.bpf.h include/bq/bits.bpf.h
+# The exact PIFO's replay of a trace (tools/pifo/main.c).
+$(BIN)/pifo-oracle: tools/pifo/main.c tools/pifo/oracle.c tools/pifo/oracle.h | $(BIN)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(filter %.c,$^) -o $@
+all: $(BIN)/pifo-oracle
 
 # The framework, for qdiscs built outside this tree (docs/writing-a-qdisc.md):
 # its headers (the parts in include/bq/), the test kernel's vmlinux.h for
@@ -564,7 +572,7 @@ $(OOT)/markq.bpf.o: selftests/oot/markq.bpf.c $(OOT)/myq.bpf.o
 # sources of each released minor, selftests/oot/fwMAJOR.MINOR/, built here
 # with today's installed headers as myq is, and loaded by
 # test_load_frozen. Each minor has what bpfqdisc new wrote then; its
-# qdisc with classes is fw2.0's markq (2.1's to 2.3's were the same).
+# qdisc with classes is fw2.0's markq (2.1's to 2.4's were the same).
 # Never edit them: add the next minor's beside them.
 OOT_FROZEN := $(patsubst selftests/oot/%.bpf.c,$(OOT)/%.bpf.o,$(wildcard selftests/oot/fw*/*.bpf.c))
 all: $(OOT_FROZEN)

@@ -7,9 +7,9 @@
  * skb mark (1) or the skb priority (2). The cgroup is read from the skb's
  * socket (sk->sk_cgrp_data), never from the current task: sends clocked by
  * ACKs run in softirq, in whatever task was interrupted. A SYN-ACK counts
- * as its listener's (charged_sock); packets without a full socket
+ * as its listener's (bq_charged_sock, bq/classify.bpf.h); packets without a full socket
  * (forwarded, TIME_WAIT RSTs) have key 0. A socket's key is the deepest
- * cgroup with a class among its own and its ancestors (cgroup_key), so that
+ * cgroup with a class among its own and its ancestors (bq_cgroup_key), so that
  * a child cgroup is no way out of a class. An aggregate's rate is its
  * class's (`bpfqdisc class add ... rate`, the hbm_classes map, declared
  * with BQ_CLASSES) or else the rate parameter; rate 0 is not limited. A
@@ -143,7 +143,6 @@ char LICENSE[] SEC("license") = "GPL";
 #define HBM_AGG_DEFAULT		1	/* key 0, and other keys with no room */
 #define HBM_AGE_SCAN		16	/* aggregates a new key may look at */
 #define HBM_AGG_IDLE_NS		HBM_NSEC_PER_SEC	/* idle this long: reusable */
-#define HBM_CG_LEVELS		BQ_CG_LEVELS	/* searched for a class; class add checks */
 #define TIMER_SLACK_NS		(10 * HBM_NSEC_PER_USEC)
 #define RATE_WINDOW_NS		(100 * 1000 * HBM_NSEC_PER_USEC)
 
@@ -257,6 +256,8 @@ BQ_SLOT_MAP_DESC(hbm_subnets, POD_SUBNETS_PER_SLOT, BQ_MAP_PIN);
 BQ_CLASSES(hbm_classes, struct hbm_class, BQ_PER_CLASS(HBM_AGGS_DEFAULT), BQ_CLASS_BY_PARAM(classify),
 	BQ_CLASS_FIELD(rate, BQ_UNIT_RATE, 1, HBM_MAX_RATE, "rate", "unlimited"),
 );
+#include "bq/classify.bpf.h"
+
 /* Aggregate 0 is the overflow's, shared: class show starts at 1. */
 BQ_CLASS_AGGS(hbm_aggs, struct hbm_agg, info.id, 1, "aggregates",
 	BQ_CLASS_COUNTER("pkts", info.pkts),
@@ -270,72 +271,6 @@ void *bpf_cast_to_kern_ctx(void *obj) __ksym;
 
 /* --- the packet ---------------------------------------------------------- */
 
-/* A socket with the fields of a full one (not TIME_WAIT, not a request). */
-static __always_inline bool full_sock(struct sock *sk)
-{
-	u8 state = BPF_CORE_READ(sk, __sk_common.skc_state);
-
-	return state != TCP_TIME_WAIT && state != TCP_NEW_SYN_RECV;
-}
-
-/*
- * The cgroup a socket is charged to: the deepest cgroup with a class among
- * its own and its ancestors, as cgroup v2 limits cover a subtree, so that
- * making a child cgroup is no way out of a class; its own if none has one.
- * Searched from the root down (ancestors[0] is the root, ancestors[level]
- * the cgroup itself), the first HBM_CG_LEVELS levels: nesting deeper only
- * adds levels below those searched.
- */
-static __always_inline u64 cgroup_key(const struct bq_instance *inst, struct sock *sk)
-{
-	struct cgroup *cg = BPF_CORE_READ(sk, sk_cgrp_data.cgroup), *anc;
-	u64 own = BPF_CORE_READ(cg, kn, id), key = own, id;
-	int level = BPF_CORE_READ(cg, level), i;
-	u64 slots = (u64)cg + bpf_core_field_offset(struct cgroup, ancestors);
-
-	if (level < 0)
-		return own;
-	bpf_for(i, 0, level < HBM_CG_LEVELS ? level + 1 : HBM_CG_LEVELS) {
-		if (bpf_probe_read_kernel(&anc, sizeof(anc), (void *)(slots + i * sizeof(anc))) ||
-		    !anc)
-			break;
-		id = BPF_CORE_READ(anc, kn, id);
-		if (bq_class(inst, id))
-			key = id;
-	}
-	if (level >= HBM_CG_LEVELS && bq_class(inst, own))
-		key = own;
-	return key;
-}
-
-/*
- * The full socket a packet is charged to, as skb_to_full_sk() gives the
- * kernel's cgroup egress programs: a SYN-ACK's request socket stands for
- * its listener. Else key 0 would hold every service's SYN-ACKs, which,
- * with shared_default, any unclassed sender can flood past the horizon.
- * NULL without one (forwarded, TIME_WAIT).
- */
-static __always_inline struct sock *charged_sock(struct sock *sk)
-{
-	if (sk && BPF_CORE_READ(sk, __sk_common.skc_state) == TCP_NEW_SYN_RECV)
-		sk = BPF_CORE_READ(sk, __sk_common.skc_listener);	/* rsk_listener */
-	return sk && full_sock(sk) ? sk : NULL;
-}
-
-/* The key the packet names itself by: its cgroup's, its mark or its priority. */
-static __always_inline u64 sender_key(const struct bq_instance *inst, struct sk_buff *skb,
-				      u64 classify)
-{
-	struct sock *sk;
-
-	if (classify == BQ_BY_MARK)
-		return BPF_CORE_READ(skb, mark);
-	if (classify == BQ_BY_PRIORITY)
-		return BPF_CORE_READ(skb, priority);
-	sk = charged_sock(BPF_CORE_READ(skb, sk));
-	return sk ? cgroup_key(inst, sk) : 0;
-}
-
 /*
  * The aggregate key; the same function serves the qdisc and hbm_mark. With
  * shared_default, a key without a class is key 0: a sender that picks its
@@ -344,7 +279,7 @@ static __always_inline u64 sender_key(const struct bq_instance *inst, struct sk_
 static __always_inline u64 agg_key(const struct bq_instance *inst, struct sk_buff *skb,
 				   const struct hbm_params *p)
 {
-	u64 key = sender_key(inst, skb, p->classify);
+	u64 key = bq_sender_key(inst, skb, p->classify);
 
 	if (p->shared_default && key && !bq_class(inst, key))
 		return 0;
@@ -391,7 +326,7 @@ static __always_inline bool few_in_flight(struct sk_buff *skb)
 	struct tcp_sock *tp;
 	u32 in_flight;
 
-	if (!sk || !full_sock(sk) || sk->sk_protocol != IPPROTO_TCP)
+	if (!sk || !bq_full_sock(sk) || sk->sk_protocol != IPPROTO_TCP)
 		return false;
 	tp = bpf_core_cast(sk, struct tcp_sock);
 	in_flight = hbm_in_flight(tp->packets_out, tp->sacked_out, tp->lost_out, tp->retrans_out);

@@ -75,6 +75,13 @@ static long bq_forget_class(struct bpf_map *map, struct bq_class_key *k, void *c
 	}
 
 /*
+ * A release hook (BQ_QDISC_OPS) that only forgets the classes, for a kind
+ * with no other configuration: classes are configuration that a reset
+ * keeps and the qdisc's end does not.
+ */
+#define BQ_CLASSES_RELEASE(inst, q)	bq_classes_forget(inst)
+
+/*
  * The aggregates of slot map `map` (entries of type T): entries first ..
  * first + count - 1 of an instance's region are in use, count being the
  * kind's statistic of that name; the key of each is its __u64 field id.

@@ -10,6 +10,11 @@
  *	ids.bpf.h	an allocator of entry indexes with a free list (the
  *			pool, bpf_fq's flows)
  *	list.bpf.h	doubly linked lists of entries by index (bpf_fq)
+ *	rank.bpf.h	a rank queue (PIFO), and a kind made of a rank
+ *			function (bpf_sp, bpf_wfq)
+ *	bits.bpf.h	find-first-set without a branch (pages, rank)
+ *	classify.bpf.h	a packet's class key: cgroup, mark or priority
+ *			(bpf_hbm, bpf_wfq)
  *
  * This part owns:
  *   - the qdisc kfuncs, which the kernel only lets enqueue/dequeue call in

@@ -41,6 +41,8 @@
 #ifndef BQ_PAGES_BPF_H
 #define BQ_PAGES_BPF_H
 
+#include "bq/bits.bpf.h"
+
 #ifndef __arena
 #define __arena __attribute__((address_space(1)))
 #endif
@@ -385,25 +387,6 @@ struct bq_idmap {
 	__u32 used;		/* handed out and not put back */
 	__u32 pad;
 };
-
-/*
- * The lowest bit of w that is 0, which the caller knows there is: BPF has
- * no count of trailing zeroes, so a de Bruijn multiply numbers the bit and
- * a table of 64 (in .rodata) names it, a few instructions where a binary
- * search of the word took 35 (a flow's index costs three).
- */
-#define BQ_DEBRUIJN64	0x03f79d71b4cb0a89ULL
-static const __u8 bq_debruijn64[64] = {
-	0, 1, 48, 2, 57, 49, 28, 3, 61, 58, 50, 42, 38, 29, 17, 4,
-	62, 55, 59, 36, 53, 51, 43, 22, 45, 39, 33, 30, 24, 18, 12, 5,
-	63, 47, 56, 27, 60, 41, 37, 16, 54, 35, 52, 21, 44, 32, 23, 11,
-	46, 26, 40, 15, 34, 20, 31, 10, 25, 14, 19, 9, 13, 8, 7, 6,
-};
-
-static __always_inline __u32 bq_lowest_zero(__u64 w)
-{
-	return bq_debruijn64[((~w & (w + 1)) * BQ_DEBRUIJN64) >> 58];
-}
 
 /*
  * The lowest free index below n (at most BQ_IDMAP_MAX + 1), the bitmap's

@@ -96,6 +96,17 @@ else
 	pass framework_build
 fi
 
+# new --rank: a kind made of a rank function (bpf_sp's source), which builds
+# the same way, from the installed rank part.
+out=$(cd "$W" && "$BQ" new myr --rank 2>&1 >/dev/null) &&
+	grep -q 'BQ_RANK_QDISC(myr, struct myr_sched, myr_rank,' "$W/myr.bpf.c" &&
+	! grep -v "from bpf_sp's source" "$W/myr.bpf.c" | grep -q '\<sp_\|bpf_sp\>' &&
+	# shellcheck disable=SC2086 # cflags are words
+	out=$(cd "$W" && $ns sh -c 'mount -t tmpfs none "$1" && shift && "$@"' sh "$TOP" \
+		"$CLANG" -target bpf -O2 -g $cflags -Wall -c myr.bpf.c -o myr.bpf.o 2>&1) &&
+	[ -z "$out" ] && readelf -x .struct_ops.link "$W/myr.bpf.o" | grep -q 'bpf_myr' &&
+	pass new_rank_build || fail new_rank_build "$(oneline "$out")"
+
 # Its framework sections: the tables the loader reads, the version first.
 secs=$(readelf -SW "$W/myq.bpf.o" | grep -o '\.rodata\.bq_[a-z]*\|\.struct_ops\.link' | sort -u | tr '\n' ' ')
 want=".rodata.bq_maps .rodata.bq_params .rodata.bq_version .rodata.bq_xstats .struct_ops.link "

@@ -101,6 +101,33 @@ veth_pair() {
 	ip -n b link set lo up
 }
 
+R1=192.0.2.254 R2=198.51.100.254 B2=198.51.100.2
+
+# routed_path: a -> r -> b, va <-> vra and vrb <-> vb, r forwarding, b at
+# $B2. A qdisc under test on r's vrb holds forwarded packets, which TSQ
+# does not keep in the sender's veth ring as it keeps a sender's own
+# (test_fq_codel_rtt); a sends MTU-sized packets (TSO and GSO off), not
+# 64 KB super-packets; no TCP metrics are kept between connections.
+routed_path() {
+	for ns in a r b; do ip netns add $ns; done
+	ip -n a link add va type veth peer name vra netns r
+	ip -n r link add vrb type veth peer name vb netns b
+	ip -n a addr add $A/24 dev va
+	ip -n r addr add $R1/24 dev vra
+	ip -n r addr add $R2/24 dev vrb
+	ip -n b addr add $B2/24 dev vb
+	for l in "a va" "a lo" "r vra" "r vrb" "r lo" "b vb" "b lo"; do
+		set -- $l
+		ip -n $1 link set $2 up
+	done
+	ip -n a route add default via $R1
+	ip -n b route add default via $R2
+	ip netns exec r sysctl -qw net.ipv4.ip_forward=1
+	# Each kind's flows start afresh, not from the last one's ssthresh.
+	ip netns exec a sysctl -qw net.ipv4.tcp_no_metrics_save=1
+	expect ip netns exec a ethtool -K va tso off gso off
+}
+
 # quiet_va: no packets of the kernel's own on va (IPv6's router and
 # listener messages, ARP), so that a count of its qdisc's flows or packets
 # is the test's alone: IPv6 off and a permanent neighbour entry for $B.
@@ -233,12 +260,15 @@ kind_memory() {
 		}'
 }
 
+# builtin_kinds: the kinds of src/lib/qdiscs.def, built into bpfqdisc.
+builtin_kinds() { grep ^BQ_QDISC "$TOP/src/lib/qdiscs.def" | cut -d, -f1 | cut -c10-; }
+
 # kernel_arena_kb: kernel_mem_kb, and the arena pages every loaded kind's
 # instances hold (bpfqdisc list; include/bq/pages.bpf.h counts them): the
 # kernel counts those in none of meminfo's figures.
 kernel_arena_kb() {
 	local kb=$(kernel_mem_kb) k a
-	for k in fifo fq fq_codel hbm; do
+	for k in $(builtin_kinds); do
 		a=$(kind_memory $k arena)
 		kb=$((kb + ${a:-0} / 1024))
 	done
@@ -274,7 +304,7 @@ cleanup_all() {
 	done
 	tc qdisc del dev lo root 2>/dev/null || true
 	# And the kinds loaded from object files (bpfqdisc load PATH).
-	for k in fifo fq hbm fq_codel $(cd /sys/fs/bpf/bpfqdisc 2>/dev/null && ls -d */bq_object 2>/dev/null |
+	for k in $(builtin_kinds) $(cd /sys/fs/bpf/bpfqdisc 2>/dev/null && ls -d */bq_object 2>/dev/null |
 					  cut -d/ -f1); do
 		"$BQ" unload "$k" --force >/dev/null 2>&1 || true
 	done

@@ -35,29 +35,6 @@ command -v ethtool >/dev/null || skip "no ethtool to turn va's TSO off"
 modprobe sch_fq_codel 2>/dev/null || true
 expect "$BQ" load fq_codel
 
-R1=192.0.2.254 R2=198.51.100.254 B2=198.51.100.2
-
-# a -> r -> b: va <-> vra, vrb <-> vb, r forwarding.
-routed_path() {
-	for ns in a r b; do ip netns add $ns; done
-	ip -n a link add va type veth peer name vra netns r
-	ip -n r link add vrb type veth peer name vb netns b
-	ip -n a addr add $A/24 dev va
-	ip -n r addr add $R1/24 dev vra
-	ip -n r addr add $R2/24 dev vrb
-	ip -n b addr add $B2/24 dev vb
-	for l in "a va" "a lo" "r vra" "r vrb" "r lo" "b vb" "b lo"; do
-		set -- $l
-		ip -n $1 link set $2 up
-	done
-	ip -n a route add default via $R1
-	ip -n b route add default via $R2
-	ip netns exec r sysctl -qw net.ipv4.ip_forward=1
-	# Each kind's flows start afresh, not from the last one's ssthresh.
-	ip netns exec a sysctl -qw net.ipv4.tcp_no_metrics_save=1
-	expect ip netns exec a ethtool -K va tso off gso off
-}
-
 # The qdisc under test is r's vrb (fqc_root).
 FQC_NS=r FQC_DEV=vrb
 

@@ -30,20 +30,6 @@ slow_receiver
 ctl=$(mktemp) bulk=$(mktemp)
 trap 'rm -f $ctl $bulk' EXIT
 
-ctl_share() { # % of the bytes the priority-7 socket got
-	ip netns exec b "$FQSEND" -l -d 4 -w 1 $B 7000 >$bulk &
-	ip netns exec b "$FQSEND" -l -d 4 -w 1 $B 7001 >$ctl &
-	sleep 0.3
-	ip netns exec a "$FQSEND" -c -f 8 -d 4 -s 1000 -b 200000 $B 7000 >/dev/null &
-	ip netns exec a "$FQSEND" -c -d 4 -s 1000 -b 2000000 -P 7 $B 7001 >/dev/null
-	wait
-	d=$(tc_stat a va drops)
-	[ "$d" = 0 ] || fail "$(qdisc_kind a va) dropped $d: the senders did not block"
-	c=$(awk '{ s += $2 } END { print s + 0 }' $ctl)
-	b=$(awk '{ s += $2 } END { print s + 0 }' $bulk)
-	awk -v c=$c -v b=$b 'BEGIN { printf "%.0f\n", c + b ? 100 * c / (c + b) : 0 }'
-}
-
 nodrop="limit 10000 flow_limit 5000"
 expect ip netns exec a tc qdisc replace dev va root fq $nodrop
 fq=$(ctl_share)

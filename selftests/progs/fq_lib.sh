@@ -183,3 +183,22 @@ held_victims() {
 		awk '{ n += $2 } END { printf "%d ", n }' $TMP/$port
 	done
 }
+
+# ctl_share [PRIO]: behind slow_receiver, on a's va, 8 bulk sockets at
+# priority 0 and one at PRIO (default 7), each kept full for 4 s: the %
+# of the bytes the PRIO socket got at the receivers. Fails if the qdisc
+# dropped any (then the senders spin rather than block: see test_fq_prio).
+# Needs $ctl and $bulk, files.
+ctl_share() {
+	ip netns exec b "$FQSEND" -l -d 4 -w 1 $B 7000 >$bulk &
+	ip netns exec b "$FQSEND" -l -d 4 -w 1 $B 7001 >$ctl &
+	sleep 0.3
+	ip netns exec a "$FQSEND" -c -f 8 -d 4 -s 1000 -b 200000 $B 7000 >/dev/null &
+	ip netns exec a "$FQSEND" -c -d 4 -s 1000 -b 2000000 -P ${1:-7} $B 7001 >/dev/null
+	wait
+	d=$(tc_stat a va drops)
+	[ "$d" = 0 ] || fail "$(qdisc_kind a va) dropped $d: the senders did not block"
+	c=$(awk '{ s += $2 } END { print s + 0 }' $ctl)
+	b=$(awk '{ s += $2 } END { print s + 0 }' $bulk)
+	awk -v c=$c -v b=$b 'BEGIN { printf "%.0f\n", c + b ? 100 * c / (c + b) : 0 }'
+}

@@ -1,0 +1,55 @@
+# bpf_wfq shares a bottleneck between classes by weight. Three TCP flows
+# (iperf3, 5 s after 1 s left out) from a through a router r to a slow
+# receiver b (routed_path, slow_rx5000), with TOS 0x00, 0x08 and 0x10,
+# which r's forwarding turns into priorities 0, 2 and 6; bpf_wfq on r's
+# vrb classifies by priority, with classes of weight 1, 2 and 4. Each
+# flow's share of the bytes received must be within 5% of its weight's
+# (1/7, 2/7, 4/7), where a FIFO splits them about equally. On r the
+# packets are forwarded: TSQ keeps none of them out of the qdisc, and
+# they have no socket (so classes by priority, not cgroup). Nothing may
+# be clamped: the window (2^18 buckets of 256) holds the backlogs.
+. "$(dirname "$0")/lib.sh"
+
+command -v iperf3 >/dev/null || skip "no iperf3"
+command -v ethtool >/dev/null || skip "no ethtool to turn va's TSO off"
+[ "${VMTEST_ICOUNT:-0}" = 1 ] || skip "shares are judged on the virtual clock (tools/vmtest --icount)"
+TMPD=$(mktemp -d)
+trap 'rm -rf "$TMPD"' EXIT
+
+routed_path
+slow_receiver slow_rx5000
+expect "$BQ" load wfq
+expect "$BQ" -n r qdisc add dev vrb root bpf_wfq classify 2 2>/dev/null
+# The TOS of weight W's flow, and the priority r gives it (rt_tos2priority).
+tos() { case $1 in 1) echo 0x00 ;; 2) echo 0x08 ;; 4) echo 0x10 ;; esac; }
+prio() { case $1 in 1) echo 0 ;; 2) echo 2 ;; 4) echo 6 ;; esac; }
+for w in 1 2 4; do
+	expect "$BQ" -n r class add dev vrb priority "$(prio $w)" weight $w 2>/dev/null
+	ip netns exec b iperf3 -s -1 -p $((5200 + w)) >/dev/null 2>&1 &
+done
+for w in 1 2 4; do wait_listeners b $((5200 + w)) 1 || fail "no iperf3 server on $((5200 + w))"; done
+for w in 1 2 4; do
+	ip netns exec a iperf3 -J -c $B2 -p $((5200 + w)) -S "$(tos $w)" -t 5 -O 1 >"$TMPD/$w.json" &
+done
+wait
+for w in 1 2 4; do
+	"$JGET" .end.sum_received.bytes <"$TMPD/$w.json" >"$TMPD/$w.bytes" ||
+		fail "iperf3 of weight $w: $("$JGET" .error <"$TMPD/$w.json")"
+done
+b1=$(cat "$TMPD/1.bytes") b2=$(cat "$TMPD/2.bytes") b4=$(cat "$TMPD/4.bytes")
+clamped=$("$BQ" -n r stats -j | "$JGET" '.[0].bpf.clamped')
+res=$(awk -v a="$b1" -v b="$b2" -v c="$b4" 'BEGIN {
+	t = a + b + c
+	printf "shares of weights 1:2:4: %.1f%% %.1f%% %.1f%% (of %.1f MB; ideal 14.3 28.6 57.1)",
+		t ? 100 * a / t : 0, t ? 100 * b / t : 0, t ? 100 * c / t : 0, t / 1e6 }')
+note "$res; clamped $clamped"
+awk -v a="$b1" -v b="$b2" -v c="$b4" 'BEGIN {
+	t = a + b + c
+	ok = t > 0
+	v[1] = a; v[2] = b; v[4] = c
+	for (w = 1; w <= 4; w *= 2)
+		if (v[w] < t * w / 7 * 0.95 || v[w] > t * w / 7 * 1.05)
+			ok = 0
+	exit !ok }' || fail "$res"
+[ "$clamped" = 0 ] || fail "$res; clamped $clamped"
+exit 0
