@@ -234,7 +234,7 @@ static __always_inline struct bq_skbq __arena *bq_rq_fill(const struct bq_instan
 		return b;
 	b = bq_pages_hold(inst, &rq->buckets, slot, BQ_RQ_BUCKET_SIZE);
 	if (b && !bq_rq_set(inst, rq, slot)) {
-		bq_pages_release(inst, &rq->buckets, slot, BQ_RQ_BUCKET_SIZE);
+		bq_pages_release(&rq->buckets, slot, BQ_RQ_BUCKET_SIZE);
 		return NULL;
 	}
 	return b;
@@ -257,18 +257,26 @@ __noinline int bq_rq_keep(const struct bq_instance *inst, struct bq_rq *rq, __u3
 	if (!bq_pages_hold(inst, &rq->buckets, slot, BQ_RQ_BUCKET_SIZE))
 		return 0;
 	if (rq->kept)
-		bq_pages_release(inst, &rq->buckets, rq->kept - 1, BQ_RQ_BUCKET_SIZE);
+		bq_pages_release(&rq->buckets, rq->kept - 1, BQ_RQ_BUCKET_SIZE);
 	rq->kept = slot + 1;
 	return 0;
 }
 
-/* The bucket of slot is empty: its bit cleared and its page's hold given back. */
+/* Slots of the buckets' table a sweep looks at, each time a bucket empties. */
+#define BQ_RQ_SWEEP	4
+
+/*
+ * The bucket of slot is empty: its bit cleared and its page's hold given
+ * back, and a few slots swept (bq_pages_sweep: pages no bucket holds go
+ * after two turns of it; nothing to do while none is empty).
+ */
 static __always_inline void bq_rq_emptied(const struct bq_instance *inst, struct bq_rq *rq,
 					  __u32 slot)
 {
 	bq_rq_clear(inst, rq, slot);
 	bq_rq_keep(inst, rq, slot);
-	bq_pages_release(inst, &rq->buckets, slot, BQ_RQ_BUCKET_SIZE);
+	bq_pages_release(&rq->buckets, slot, BQ_RQ_BUCKET_SIZE);
+	bq_pages_sweep(inst, &rq->buckets, BQ_RQ_SWEEP);
 }
 
 /*
