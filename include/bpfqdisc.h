@@ -47,9 +47,10 @@
  * Also 2.3: slot maps of BQ_PER_CLASS(n) entries per slot, the count a load
  * picks (--class-slots; n, the kind's, unless given) and the object reads
  * as bq_class_slots. A 2.2 loader would size such a map 2^31 a slot.
- * 2.4: the parts rank.bpf.h (a rank queue, and BQ_RANK_QDISC: a kind made
- * of a rank function), bits.bpf.h and classify.bpf.h (bpf_hbm's class
- * key). Nothing the loader reads changed; by the rule, an addition to
+ * 2.4: the parts pages.bpf.h (tables in arena pages that follow use, and
+ * bq_arena_held, the pages each slot holds), rank.bpf.h (a rank queue,
+ * and BQ_RANK_QDISC: a kind made of a rank function), bits.bpf.h and
+ * classify.bpf.h (bpf_hbm's class key). Nothing the loader reads changed; by the rule, an addition to
  * the parts is a minor, and a 2.3 loader refuses objects built with them.
  */
 #ifndef BQ_FRAMEWORK_MAJOR
