@@ -52,13 +52,20 @@ lint=$(echo "$prom" | promtool check metrics 2>&1 || true)
 expect ip netns exec a tc qdisc del dev va root
 
 # Against the kernel's memory: the maps are most of what a load takes (the
-# rest: programs, BTF, trampolines), and no more than it.
-"$BQ" unload fifo >/dev/null
-k0=$(kernel_mem_kb)
-expect "$BQ" load fifo >/dev/null
-k1=$(kernel_mem_kb)
+# rest: programs, BTF, trampolines), and no more than it. What earlier
+# tests freed late (seen after the CNI and iperf tests: 270 kB less than
+# the load's own, in one window of the full suite) can only lower a
+# load's figure: the largest of three loads is the load's.
+grow=0
+for i in 1 2 3; do
+	"$BQ" unload fifo >/dev/null
+	k0=$(kernel_mem_kb)
+	expect "$BQ" load fifo >/dev/null
+	k1=$(kernel_mem_kb)
+	[ $((k1 - k0)) -le $grow ] || grow=$((k1 - k0))
+done
 total=$(kind_memory fifo total)
-note "load fifo: kernel memory +$((k1 - k0)) kB, its maps $((total / 1024)) kB"
-awk -v m="$total" -v k=$((k1 - k0)) 'BEGIN { exit !(m / 1024 <= k && m / 1024 >= k * 0.8) }' ||
-	fail "the maps' $((total / 1024)) kB against the kernel's +$((k1 - k0)) kB"
+note "load fifo: kernel memory +$grow kB (the largest of 3 loads), its maps $((total / 1024)) kB"
+awk -v m="$total" -v k=$grow 'BEGIN { exit !(m / 1024 <= k && m / 1024 >= k * 0.8) }' ||
+	fail "the maps' $((total / 1024)) kB against the kernel's +$grow kB"
 exit 0
