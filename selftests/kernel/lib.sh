@@ -262,6 +262,8 @@ kind_memory() {
 
 # builtin_kinds: the kinds of src/lib/qdiscs.def, built into bpfqdisc.
 builtin_kinds() { grep ^BQ_QDISC "$TOP/src/lib/qdiscs.def" | cut -d, -f1 | cut -c10-; }
+# test_kinds: those only bin/bpfqdisc_test has (selftests/bpf/qdiscs.def).
+test_kinds() { grep ^BQ_QDISC "$TOP/selftests/bpf/qdiscs.def" | cut -d, -f1 | cut -c10-; }
 
 # kernel_arena_kb: kernel_mem_kb, and the arena pages every loaded kind's
 # instances hold (bpfqdisc list; include/bq/pages.bpf.h counts them): the
@@ -307,6 +309,10 @@ cleanup_all() {
 	for k in $(builtin_kinds) $(cd /sys/fs/bpf/bpfqdisc 2>/dev/null && ls -d */bq_object 2>/dev/null |
 					  cut -d/ -f1); do
 		"$BQ" unload "$k" --force >/dev/null 2>&1 || true
+	done
+	# bpfqdisc does not know these, so its commands never tidy their pins.
+	for k in $(test_kinds); do
+		"$TOP/bin/bpfqdisc_test" unload "$k" --force >/dev/null 2>&1 || true
 	done
 	return 0
 }

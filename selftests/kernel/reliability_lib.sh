@@ -48,9 +48,11 @@ wait_for() {
 }
 
 # A kind unloaded with --force keeps its maps pinned until a bpfqdisc
-# command finds its qdiscs gone: each poll is one.
+# command finds its qdiscs gone: each poll is one, and one of
+# bpfqdisc_test, the only one that knows the test kinds (test_kinds).
 no_kind_maps() {
 	"$BQ" list >/dev/null 2>&1
+	"$TOP/bin/bpfqdisc_test" list >/dev/null 2>&1
 	! bpftool map show | grep -q ' name bq_slots '
 }
 

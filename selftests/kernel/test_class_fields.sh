@@ -12,7 +12,6 @@
 PINS=/sys/fs/bpf/bpfqdisc
 
 BQT="$TOP/bin/bpfqdisc_test"
-trap '"$BQT" unload maxlen --force >/dev/null 2>&1 || true' EXIT
 expect "$BQT" load maxlen
 veth_pair
 quiet_va	# the packets of mark 0 are the test's only

@@ -16,10 +16,7 @@ BQT="$TOP/bin/bpfqdisc_test"
 N=1500
 T=$(mktemp -d)
 backlog=$(sysctl -n net.core.netdev_max_backlog)
-# bpf_rankmark is bpfqdisc_test's kind, which bpfqdisc (cleanup_all) does
-# not know: unloaded here, or its maps outlive the test (test_unload_live
-# then found them).
-trap 'rm -rf "$T"; sysctl -qw net.core.netdev_max_backlog=$backlog; "$BQT" unload rankmark --force >/dev/null 2>&1' EXIT
+trap 'rm -rf "$T"; sysctl -qw net.core.netdev_max_backlog=$backlog' EXIT
 # The released burst goes to b's backlog at once: room for all of it.
 sysctl -qw net.core.netdev_max_backlog=10000
 expect "$BQT" load rankmark
