@@ -951,6 +951,30 @@ static __always_inline void bq_bypass_init(struct Qdisc *sch)
 		.id = "bpf_" #name,					\
 	}
 
+/*
+ * Zero the kind's state q. The compiler makes __builtin_memset stores of
+ * 8 bytes, at most 128 of them, and refuses a larger one: a larger state
+ * (a rank tree's leaves, bq/ranktree.bpf.h) is zeroed by a loop of words.
+ */
+#define BQ_MEMSET_MAX		1024
+static __always_inline void bq_zero_words(__u64 *w, __u32 n)
+{
+	__u32 i;
+
+	bpf_for(i, 0, n)
+		w[i] = 0;
+}
+#define BQ_ZERO_STATE(q)						\
+	do {								\
+		_Static_assert(sizeof(*(q)) <= BQ_MEMSET_MAX || sizeof(*(q)) % 8 == 0, \
+			       "a large state is of words");		\
+		if (sizeof(*(q)) <= BQ_MEMSET_MAX)			\
+			__builtin_memset(q, 0, sizeof(*(q)) <= BQ_MEMSET_MAX ? \
+					 sizeof(*(q)) : 0);		\
+		else							\
+			bq_zero_words((__u64 *)(q), sizeof(*(q)) / 8);	\
+	} while (0)
+
 #define BQ_OPS_STATE(name, setup, purge, release)			\
 	static __always_inline int name##_state_init(struct Qdisc *sch,	\
 						     const struct nlattr *opt) \
@@ -968,7 +992,7 @@ static __always_inline void bq_bypass_init(struct Qdisc *sch)
 		if (!q) {						\
 			err = -ENOMEM;					\
 		} else {						\
-			__builtin_memset(q, 0, sizeof(*q));		\
+			BQ_ZERO_STATE(q);				\
 			err = BQ_CALL_SETUP(setup, sch, inst, q);	\
 		}							\
 		if (err)						\
@@ -988,7 +1012,7 @@ static __always_inline void bq_bypass_init(struct Qdisc *sch)
 		if (destroying) {					\
 			release(inst, q);					\
 		} else {						\
-			__builtin_memset(q, 0, sizeof(*q));		\
+			BQ_ZERO_STATE(q);				\
 			BQ_CALL_SETUP(setup, sch, inst, q);		\
 		}							\
 	}								\

@@ -1,0 +1,77 @@
+# bpf_hpfq shares a bottleneck between classes by weight, and a class's
+# share equally between its flows. Four TCP flows (iperf3) from a through
+# a router r to a slow receiver b (routed_path, slow_rx5000): two with TOS
+# 0x00 and two with TOS 0x08, which r's forwarding turns into priorities 0
+# and 2; bpf_hpfq on r's vrb classifies by priority, with classes of
+# weight 1 and 3. Of the bytes b received in one window of 4 s, the same
+# for the four and 3 s after they started (ss bytes_received at b, as
+# test_wfq measures), the class of weight 1 must have 25% within 5% of
+# it (23.75..26.25%), and each flow its class's half within
+# HPFQ_FLOW_MARGIN (10%). A FIFO splits the four about equally (the
+# classes 50/50); a root whose rank is constant splits the classes by
+# their flows' leaf ranks, not 1:3. On r the packets are forwarded: no
+# socket (so classes by priority), and the flow is the 4-tuple's hash.
+# Nothing may be clamped: the leaves' windows (2^18 buckets of 256) hold
+# the backlogs.
+. "$(dirname "$0")/lib.sh"
+
+command -v iperf3 >/dev/null || skip "no iperf3"
+[ "${VMTEST_ICOUNT:-0}" = 1 ] || skip "shares are judged on the virtual clock (tools/vmtest --icount)"
+HPFQ_FLOW_MARGIN=0.10
+TMPD=$(mktemp -d)
+trap 'rm -rf "$TMPD"' EXIT
+
+# The flows: two ports in each class, and the TOS r turns into its priority.
+PORTS="5211 5212 5231 5232"
+tos() { case $1 in 521*) echo 0x00 ;; 523*) echo 0x08 ;; esac; }
+
+routed_path
+slow_receiver slow_rx5000
+expect "$BQ" load hpfq
+expect "$BQ" -n r qdisc add dev vrb root bpf_hpfq classify 2 2>/dev/null
+expect "$BQ" -n r class add dev vrb priority 0 weight 1 2>/dev/null
+expect "$BQ" -n r class add dev vrb priority 2 weight 3 2>/dev/null
+for port in $PORTS; do ip netns exec b iperf3 -s -1 -p "$port" >/dev/null 2>&1 & done
+for port in $PORTS; do wait_listeners b "$port" 1 || fail "no iperf3 server on $port"; done
+for port in $PORTS; do
+	ip netns exec a iperf3 -c $B2 -p "$port" -S "$(tos "$port")" -t 9 >/dev/null 2>&1 &
+done
+# received: "PORT BYTES" for each of b's iperf3 ports, the bytes of its
+# busiest socket (the data connection's, not the control's).
+received() {
+	ip netns exec b ss -tinH state established '( sport ge :5211 and sport le :5232 )' |
+		awk '/^[0-9]/ { port = $3; sub(/.*:/, "", port) }
+		     { for (i = 1; i <= NF; i++) if ($i ~ /^bytes_received:/) {
+				v = substr($i, 16) + 0; if (v > max[port]) max[port] = v } }
+		     END { for (p in max) print p, max[p] }'
+}
+sleep 3
+received >"$TMPD/t1"
+sleep 4
+received >"$TMPD/t2"
+wait
+clamped=$("$BQ" -n r stats -j | "$JGET" '.[0].bpf.clamped')
+# The window's bytes of each port, then the shares and the verdict.
+awk 'FNR == NR { v[$1] = $2; next } { print $1, $2 - v[$1] }' "$TMPD/t1" "$TMPD/t2" >"$TMPD/d"
+res=$(awk -v m=$HPFQ_FLOW_MARGIN '
+	{ b[$1] = $2; t += $2; n++ }
+	END {
+		c1 = b[5211] + b[5212]; c3 = b[5231] + b[5232]
+		printf "class shares 1:3: %.1f%% %.1f%% (ideal 25 75); flows of weight 1: %.1f%% %.1f%%, of weight 3: %.1f%% %.1f%% of their class (of %.1f MB)",
+			t ? 100 * c1 / t : 0, t ? 100 * c3 / t : 0,
+			c1 ? 100 * b[5211] / c1 : 0, c1 ? 100 * b[5212] / c1 : 0,
+			c3 ? 100 * b[5231] / c3 : 0, c3 ? 100 * b[5232] / c3 : 0, t / 1e6
+		ok = t > 0 && c1 >= t * 0.25 * 0.95 && c1 <= t * 0.25 * 1.05
+		for (p in b) {
+			c = p < 5230 ? c1 : c3
+			if (b[p] < c / 2 * (1 - m) || b[p] > c / 2 * (1 + m))
+				ok = 0
+		}
+		if (n != 4)
+			ok = 0
+		exit !ok }' "$TMPD/d")
+ok=$?
+note "$res; clamped $clamped"
+[ $ok = 0 ] || fail "$res"
+[ "$clamped" = 0 ] || fail "$res; clamped $clamped"
+exit 0
