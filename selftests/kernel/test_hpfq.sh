@@ -51,16 +51,13 @@ sleep 4
 received >"$TMPD/t2"
 wait
 clamped=$("$BQ" -n r stats -j | "$JGET" '.[0].bpf.clamped')
-# The window's bytes of each port, then the shares and the verdict.
+# The window's bytes of each port, then the verdict (1: within the
+# margins) and the shares.
 awk 'FNR == NR { v[$1] = $2; next } { print $1, $2 - v[$1] }' "$TMPD/t1" "$TMPD/t2" >"$TMPD/d"
 res=$(awk -v m=$HPFQ_FLOW_MARGIN '
 	{ b[$1] = $2; t += $2; n++ }
 	END {
 		c1 = b[5211] + b[5212]; c3 = b[5231] + b[5232]
-		printf "class shares 1:3: %.1f%% %.1f%% (ideal 25 75); flows of weight 1: %.1f%% %.1f%%, of weight 3: %.1f%% %.1f%% of their class (of %.1f MB)",
-			t ? 100 * c1 / t : 0, t ? 100 * c3 / t : 0,
-			c1 ? 100 * b[5211] / c1 : 0, c1 ? 100 * b[5212] / c1 : 0,
-			c3 ? 100 * b[5231] / c3 : 0, c3 ? 100 * b[5232] / c3 : 0, t / 1e6
 		ok = t > 0 && c1 >= t * 0.25 * 0.95 && c1 <= t * 0.25 * 1.05
 		for (p in b) {
 			c = p < 5230 ? c1 : c3
@@ -69,9 +66,12 @@ res=$(awk -v m=$HPFQ_FLOW_MARGIN '
 		}
 		if (n != 4)
 			ok = 0
-		exit !ok }' "$TMPD/d")
-ok=$?
+		printf "%d class shares 1:3: %.1f%% %.1f%% (ideal 25 75); flows of weight 1: %.1f%% %.1f%%, of weight 3: %.1f%% %.1f%% of their class (of %.1f MB)",
+			ok, t ? 100 * c1 / t : 0, t ? 100 * c3 / t : 0,
+			c1 ? 100 * b[5211] / c1 : 0, c1 ? 100 * b[5212] / c1 : 0,
+			c3 ? 100 * b[5231] / c3 : 0, c3 ? 100 * b[5232] / c3 : 0, t / 1e6 }' "$TMPD/d")
+ok=${res%% *} res=${res#* }
 note "$res; clamped $clamped"
-[ $ok = 0 ] || fail "$res"
+[ "$ok" = 1 ] || fail "$res"
 [ "$clamped" = 0 ] || fail "$res; clamped $clamped"
 exit 0
