@@ -16,8 +16,8 @@
  * class's own virtual time (the start tag of its last packet served): a
  * class's share is split equally between its backlogged flows, and a
  * class's many flows take nothing from another class. PIFO's HPFQ is 18
- * lines (3 nodes of 6); ours is 13 (hpfq_class 1, hpfq_root_rank 5,
- * hpfq_root_served 1, hpfq_leaf_rank 5, hpfq_leaf_served 1).
+ * lines (3 nodes of 6); ours is 16 (hpfq_class 1, hpfq_root_rank 5,
+ * hpfq_root_served 1, hpfq_leaf_rank 6, hpfq_leaf_served 3).
  *
  * Classes as bpf_wfq's (bq/classify.bpf.h): the classify parameter picks
  * the key, the sending socket's cgroup (0), the mark (1) or the priority

@@ -7,7 +7,7 @@
 # for the four and 3 s after they started (ss bytes_received at b, as
 # test_wfq measures), the class of weight 1 must have 25% within 5% of
 # it (23.75..26.25%), and each flow its class's half within
-# HPFQ_FLOW_MARGIN (10%). A FIFO splits the four about equally (the
+# HPFQ_FLOW_MARGIN (5%). A FIFO splits the four about equally (the
 # classes 50/50); a root whose rank is constant splits the classes by
 # their flows' leaf ranks, not 1:3. On r the packets are forwarded: no
 # socket (so classes by priority), and the flow is the 4-tuple's hash.
@@ -17,7 +17,7 @@
 
 command -v iperf3 >/dev/null || skip "no iperf3"
 [ "${VMTEST_ICOUNT:-0}" = 1 ] || skip "shares are judged on the virtual clock (tools/vmtest --icount)"
-HPFQ_FLOW_MARGIN=0.10
+HPFQ_FLOW_MARGIN=0.05
 TMPD=$(mktemp -d)
 trap 'rm -rf "$TMPD"' EXIT
 
