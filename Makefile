@@ -441,6 +441,8 @@ $(BIN)/test_parts: include/bq/ids.bpf.h include/bq/list.bpf.h include/bq/keytab.
 $(BIN)/test_pages: include/bq/pages.bpf.h
 # The rank queue against the exact PIFO (tools/pifo/oracle.c), natively.
 $(BIN)/test_rank: tools/pifo/oracle.c tools/pifo/oracle.h include/bq/rank.bpf.h include/bq/bits.bpf.h
+# The rank tree's root against an exact two-level PIFO tree, natively.
+$(BIN)/test_ranktree: include/bq/ranktree.bpf.h include/bq/rank.bpf.h include/bq/bits.bpf.h
 # The exact PIFO's replay of a trace (tools/pifo/main.c).
 $(BIN)/pifo-oracle: tools/pifo/main.c tools/pifo/oracle.c tools/pifo/oracle.h | $(BIN)
 	$(call msg,CC,$@)
