@@ -415,21 +415,39 @@ static __always_inline void bq_pifo_window(struct bq_pifo *pifo, __u32 shift, __
 #endif
 
 enum { BQ_RANK_CLAMPED, BQ_RANK_XSTAT_KIND };
+
+/*
+ * The start of a rank kind's enqueue (BQ_ENQUEUE's scope): p, inst and q
+ * (T *) declared, the packet dropped without an instance or over the
+ * limit. Also the rank tree's (bq/ranktree.bpf.h).
+ */
+#define BQ_RANK_ADMIT(T)						\
+	const bq_kind_params_t *p;					\
+	struct bq_instance *inst;					\
+	T *q = bq_enter(sch, &inst, &p);				\
+									\
+	if (!q)								\
+		return bq_drop(sch, inst, skb, to_free, BQ_DROP_NO_INSTANCE); \
+	if (sch->q.qlen >= p->limit)					\
+		return bq_drop(sch, inst, skb, to_free, BQ_DROP_OVERLIMIT)
+
+/*
+ * The state to dequeue from (inst set), NULL if there is nothing to give:
+ * the queue is empty (the kernel dequeues until NULL: the last call finds
+ * nothing), there is no instance, or a test kind holds its packets.
+ */
+#define BQ_RANK_DEQUEUING(sch, inst)					\
+	((sch)->q.qlen && ((inst) = bq_instance(sch)) &&		\
+	 !BQ_RANK_HOLD(bq_kind_params(bq_params_of(inst))) ? bq_state(inst) : NULL)
 #define BQ_RANK_XSTATS(...)	BQ_XSTATS({ "clamped", BQ_COUNTER }, ##__VA_ARGS__)
 
 #define BQ_RANK_QDISC(name, T, rank, served, setup, release)	\
 	BQ_ENQUEUE(name)						\
 	{								\
-		const bq_kind_params_t *p;				\
-		struct bq_instance *inst;				\
-		T *q = bq_enter(sch, &inst, &p);			\
 		__u64 clamped;						\
 		int ret;						\
+		BQ_RANK_ADMIT(T);					\
 									\
-		if (!q)							\
-			return bq_drop(sch, inst, skb, to_free, BQ_DROP_NO_INSTANCE); \
-		if (sch->q.qlen >= p->limit)				\
-			return bq_drop(sch, inst, skb, to_free, BQ_DROP_OVERLIMIT); \
 		clamped = q->pifo.rq.map.clamped;			\
 		ret = bq_rq_push(sch, inst, &q->pifo.pool, &q->pifo.rq, skb, \
 				 rank(sch, inst, q, p, skb), to_free);	\
@@ -438,17 +456,12 @@ enum { BQ_RANK_CLAMPED, BQ_RANK_XSTAT_KIND };
 	}								\
 	BQ_DEQUEUE(name)						\
 	{								\
-		struct bq_instance *inst;				\
+		struct bq_instance *inst = NULL;			\
+		T *q = BQ_RANK_DEQUEUING(sch, inst);			\
 		struct sk_buff *skb;					\
 		__u64 r;						\
-		T *q;							\
 									\
-		/* The kernel dequeues until NULL: the last call finds nothing. */ \
-		if (!sch->q.qlen)					\
-			return NULL;					\
-		inst = bq_instance(sch);				\
-		q = inst ? bq_state(inst) : NULL;			\
-		if (!q || BQ_RANK_HOLD(bq_kind_params(bq_params_of(inst)))) \
+		if (!q)							\
 			return NULL;					\
 		skb = bq_rq_pop(inst, &q->pifo.pool, &q->pifo.rq, &r);	\
 		if (skb)						\

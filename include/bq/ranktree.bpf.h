@@ -257,16 +257,10 @@ static __always_inline void bq_ranktree_free(const struct bq_instance *inst, str
 			  setup, release)					\
 	BQ_ENQUEUE(name)						\
 	{								\
-		const bq_kind_params_t *p;				\
-		struct bq_instance *inst;				\
-		T *q = bq_enter(sch, &inst, &p);			\
 		__u64 key;						\
 		__u32 idx;						\
+		BQ_RANK_ADMIT(T);					\
 									\
-		if (!q)							\
-			return bq_drop(sch, inst, skb, to_free, BQ_DROP_NO_INSTANCE); \
-		if (sch->q.qlen >= p->limit)				\
-			return bq_drop(sch, inst, skb, to_free, BQ_DROP_OVERLIMIT); \
 		key = class(sch, inst, q, p, skb);			\
 		if (!bq_rt_leaf_of(&q->tree, key, &idx))		\
 			return bq_drop(sch, inst, skb, to_free, BQ_DROP_NOMEM); \
@@ -276,17 +270,12 @@ static __always_inline void bq_ranktree_free(const struct bq_instance *inst, str
 	}								\
 	BQ_DEQUEUE(name)						\
 	{								\
-		struct bq_instance *inst;				\
-		struct sk_buff *skb;					\
+		struct bq_instance *inst = NULL;			\
+		T *q = BQ_RANK_DEQUEUING(sch, inst);			\
 		__u64 key, root, leaf;					\
-		T *q;							\
+		struct sk_buff *skb;					\
 									\
-		/* The kernel dequeues until NULL: the last call finds nothing. */ \
-		if (!sch->q.qlen)					\
-			return NULL;					\
-		inst = bq_instance(sch);				\
-		q = inst ? bq_state(inst) : NULL;			\
-		if (!q || BQ_RANK_HOLD(bq_kind_params(bq_params_of(inst)))) \
+		if (!q)							\
 			return NULL;					\
 		skb = bq_rt_pop(inst, &q->tree, &key, &root, &leaf);	\
 		if (skb) {						\

@@ -196,6 +196,18 @@ held_to() {
 		fail "$3: $g Mbit/s, its class allows $2"
 }
 
+# bytes_received NS FILTER: "PORT BYTES" for each local port of NS's
+# established TCP sockets that ss's FILTER selects, the bytes received by
+# its busiest socket (an iperf3 server's data connection, not its
+# control's): sampled twice, what each flow got in a window common to all.
+bytes_received() {
+	ip netns exec "$1" ss -tinH state established "$2" |
+		awk '/^[0-9]/ { port = $3; sub(/.*:/, "", port) }
+		     { for (i = 1; i <= NF; i++) if ($i ~ /^bytes_received:/) {
+				v = substr($i, 16) + 0; if (v > max[port]) max[port] = v } }
+		     END { for (p in max) print p, max[p] }'
+}
+
 # wait_listeners NS PORT N: until netns NS has N TCP listeners on PORT (0:
 # the port is free), up to 5 s.
 wait_listeners() {

@@ -36,25 +36,16 @@ for w in 1 2 4; do wait_listeners b $((5200 + w)) 1 || fail "no iperf3 server on
 for w in 1 2 4; do
 	ip netns exec a iperf3 -c $B2 -p $((5200 + w)) -S "$(tos $w)" -t 9 >/dev/null 2>&1 &
 done
-# received: "PORT BYTES" for each of b's iperf3 ports, the bytes of its
-# busiest socket (the data connection's, not the control's).
-received() {
-	ip netns exec b ss -tinH state established '( sport = :5201 or sport = :5202 or sport = :5204 )' |
-		awk '/^[0-9]/ { port = $3; sub(/.*:/, "", port) }
-		     { for (i = 1; i <= NF; i++) if ($i ~ /^bytes_received:/) {
-				v = substr($i, 16) + 0; if (v > max[port]) max[port] = v } }
-		     END { for (p in max) print p, max[p] }'
-}
 # delta W: what weight W's flow received in the window.
 delta() {
 	awk -v p=$((5200 + $1)) '$1 == p { v[FILENAME] = $2 } END { print v[ARGV[2]] - v[ARGV[1]] }' \
 		"$TMPD/t1" "$TMPD/t2"
 }
 sleep 3
-received >"$TMPD/t1"
+bytes_received b '( sport = :5201 or sport = :5202 or sport = :5204 )' >"$TMPD/t1"
 q1=$(tc_stat r vrb qlen)
 sleep 4
-received >"$TMPD/t2"
+bytes_received b '( sport = :5201 or sport = :5202 or sport = :5204 )' >"$TMPD/t2"
 q2=$(tc_stat r vrb qlen)
 wait
 b1=$(delta 1) b2=$(delta 2) b4=$(delta 4)
