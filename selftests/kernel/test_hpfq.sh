@@ -13,7 +13,7 @@
 # 29.7/70.3% of their class. On r the packets are forwarded: no socket
 # (so classes by priority), and the flow is the 4-tuple's hash.
 # Nothing may be clamped: the leaves' windows (2^18 buckets of 256) hold
-# the backlogs.
+# the backlogs. The tree's arena pages go with the qdisc.
 . "$(dirname "$0")/lib.sh"
 
 command -v iperf3 >/dev/null || skip "no iperf3"
@@ -41,8 +41,15 @@ sleep 3
 bytes_received b '( sport ge :5211 and sport le :5232 )' >"$TMPD/t1"
 sleep 4
 bytes_received b '( sport ge :5211 and sport le :5232 )' >"$TMPD/t2"
+arena=$(kind_memory hpfq arena)
 wait
 clamped=$("$BQ" -n r stats -j | "$JGET" '.[0].bpf.clamped')
+# The leaves' buckets and the references' rings are arena pages while the
+# tree holds packets, and a destroy gives every one back.
+[ "${arena:-0}" -gt 0 ] || fail "no arena pages with the four flows queued: '$arena'"
+expect ip netns exec r tc qdisc del dev vrb root
+[ "$(kind_memory hpfq arena)" = 0 ] ||
+	fail "arena $(kind_memory hpfq arena) bytes after the destroy, $arena with the flows"
 # The window's bytes of each port, then the verdict (1: within the
 # margins) and the shares.
 awk 'FNR == NR { v[$1] = $2; next } { print $1, $2 - v[$1] }' "$TMPD/t1" "$TMPD/t2" >"$TMPD/d"
@@ -63,7 +70,7 @@ res=$(awk -v m=$HPFQ_FLOW_MARGIN '
 			c1 ? 100 * b[5211] / c1 : 0, c1 ? 100 * b[5212] / c1 : 0,
 			c3 ? 100 * b[5231] / c3 : 0, c3 ? 100 * b[5232] / c3 : 0, t / 1e6 }' "$TMPD/d")
 ok=${res%% *} res=${res#* }
-note "$res; clamped $clamped"
+note "$res; clamped $clamped; arena $arena bytes with the flows, 0 after the destroy"
 [ "$ok" = 1 ] || fail "$res"
 [ "$clamped" = 0 ] || fail "$res; clamped $clamped"
 exit 0
