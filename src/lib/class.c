@@ -292,15 +292,16 @@ static int check_fields(const struct bq_kind_classes *cl, struct bq_class_req *r
 
 /*
  * Before the qdisc is known: the fields some kind with classes takes. If
- * none does, what is wrong for the one kind whose fields they all are, or
- * else for the first. When several kinds are that (no field given, which
- * would name one), the qdisc's own kind says what is wrong once it is
- * found: "which rate?" is no answer for a qdisc whose classes have none.
+ * none does, what is wrong for the kinds whose fields they all are, when
+ * each says the same (bpf_wfq's and bpf_hpfq's weight 0), or else for the
+ * first. When they say different things (no field given, which would name
+ * one), the qdisc's own kind says what is wrong once it is found: "which
+ * rate?" is no answer for a qdisc whose classes have none.
  */
 static int check_fields_any(struct bq_class_req *r)
 {
 	char why[256], first[256] = "";
-	size_t takers = 0;
+	size_t verdicts = 0;	/* of the kinds whose fields they are, told apart */
 
 	for (size_t i = 0; i < bq_nkinds; i++) {
 		const struct bq_kind_classes *cl = classes_of(&bq_kinds[i]);
@@ -308,10 +309,13 @@ static int check_fields_any(struct bq_class_req *r)
 
 		if (!err)
 			return 0;
-		if (cl && (err != -ENOENT ? !takers++ : !first[0]))
-			snprintf(first, sizeof(first), "%s", why);
+		if (!cl || (err == -ENOENT ? first[0] != 0 : verdicts && !strcmp(why, first)))
+			continue;
+		if (err != -ENOENT && verdicts++)
+			continue;
+		snprintf(first, sizeof(first), "%s", why);
 	}
-	return first[0] && takers < 2 ? bq_invalid("%s", first) : 0;
+	return first[0] && verdicts < 2 ? bq_invalid("%s", first) : 0;
 }
 
 void bq_class_init(struct bq_class_req *r, const char *verb)
