@@ -45,7 +45,6 @@
 char LICENSE[] SEC("license") = "GPL";
 
 #define HPFQ_CLASSES	256
-#define HPFQ_FLOWS	(HPFQ_CLASSES * 16)
 #define HPFQ_WEIGHT_MAX	1000000
 
 BQ_CLASS_SLOTS(HPFQ_CLASSES);
@@ -82,7 +81,7 @@ struct hpfq_tags {
 BQ_SLOT_MAP(hpfq_class_tags, BPF_MAP_TYPE_LRU_HASH, struct bq_class_key, struct hpfq_tags,
 	    BQ_PER_CLASS(HPFQ_CLASSES), 0);
 BQ_SLOT_MAP(hpfq_flow_tags, BPF_MAP_TYPE_LRU_HASH, struct bq_class_key, struct hpfq_tags,
-	    BQ_PER_CLASS(HPFQ_FLOWS), 0);
+	    BQ_PER_CLASS_SHIFT(HPFQ_CLASSES, 4), 0);	/* 16 flows a class slot */
 
 struct hpfq_sched {
 	struct bq_ranktree tree;

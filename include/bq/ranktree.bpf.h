@@ -13,11 +13,12 @@
  * The leaves are rank queues (bq/rank.bpf.h): struct bq_rq each, their
  * buckets and bitmaps in arena pages, their packets in the one pool of
  * the instance, each with the window the kind sets (bq_ranktree_window).
- * BQ_RT_LEAVES (16) per instance: a leaf holds a class while it has
- * packets and is free again when it empties, so 16 classes may be
- * backlogged at once; a packet of a 17th is dropped (as nomem, the
- * tree's room). A class that returns may get another leaf: what a policy
- * keeps per class (a clock) it keeps by key, not by leaf.
+ * BQ_RT_LEAVES (16) per instance, 8 KiB of the kind's state (their pages
+ * apart). A leaf holds a class while it has packets and is free again
+ * when it empties, so 16 classes may be backlogged at once; a packet of
+ * a 17th is dropped (as nomem, the tree's room). A class that returns
+ * may get another leaf: what a policy keeps per class (a clock) it keeps
+ * by key, not by leaf.
  *
  * The root holds class references, not packets: a reference is a (rank,
  * seq) token, seq the tree's count of references pushed, which orders
