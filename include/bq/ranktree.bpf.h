@@ -31,7 +31,10 @@
  * packet to the next: STFQ's start tags (HPFQ), a class's fixed priority,
  * a departure time. A root rank lower than its class's previous waits
  * behind it. The root compares whole ranks: it has no window and clamps
- * nothing; only the leaves do (the statistic clamped).
+ * nothing; only the leaves do (the statistic clamped). So the root is no
+ * rank queue: with at most 16 entries to order, a scan costs less than
+ * the bitmaps' three levels, and a bucketed root would clamp ranks and
+ * merge near ones, which the classes' shares would feel.
  *
  * Memory follows use: the tokens' pages are held by the references on
  * them and swept once empty, as the leaves' buckets are. bq_rt_least()
