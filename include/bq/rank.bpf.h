@@ -29,10 +29,14 @@
  * packets keep FIFO order in their bucket.
  *
  * Memory follows use: buckets and bitmap words are in arena pages
- * (bq/pages.bpf.h). A page of buckets is held by its busy buckets and
- * freed with the last, but for the page of the bucket last emptied,
- * which the queue keeps (bq_rq_keep); the bitmap's pages (at most 9, for
- * 2^18 buckets) stay until the purge. Packets are in the pool (bq/pool.bpf.h).
+ * (bq/pages.bpf.h). A page of buckets is held by its busy buckets; with
+ * the last it becomes the table's spare, the next page of buckets a push
+ * needs (ranks that slide on, a virtual time or a departure time, need a
+ * new page as often as a packet: recycling one, they allocate none), or,
+ * the spare taken, is freed by the sweep. The queue also keeps the page
+ * of the bucket last emptied (bq_rq_keep); that, the spare and the
+ * bitmap's pages (at most 9, for 2^18 buckets) stay until the purge.
+ * Packets are in the pool (bq/pool.bpf.h).
  *
  * BQ_RQ_OPS() needs only __u32, __u64 and a word accessor:
  * selftests/unit/test_rank.c checks it natively against the exact PIFO
@@ -232,6 +236,7 @@ static __always_inline struct bq_skbq __arena *bq_rq_fill(const struct bq_instan
 
 	if (b && b->len)
 		return b;
+	rq->buckets.recycle = 1;	/* an unheld page's buckets are all empty */
 	b = bq_pages_hold(inst, &rq->buckets, slot, BQ_RQ_BUCKET_SIZE);
 	if (b && !bq_rq_set(inst, rq, slot)) {
 		bq_pages_release(&rq->buckets, slot, BQ_RQ_BUCKET_SIZE);
