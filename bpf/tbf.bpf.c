@@ -14,7 +14,7 @@
  * earliest: the departures are EDT, as bpf_fq's. Departure times rise
  * with arrivals (each is the last's plus the packet's own len / rate, or
  * now), so the rank queue is a FIFO here and its window only has to hold
- * the backlog's time. PIFO's transaction is 7 lines; ours is 5.
+ * the backlog's time. PIFO's transaction is 7 lines; ours is 4.
  *
  * The rate holds whatever the watchdog's lateness: full follows the
  * bucket, not the moments packets went out, so packets the watchdog let
