@@ -17,8 +17,8 @@
  * the backlog's time. PIFO's transaction is 7 lines; ours is 4.
  *
  * The rate holds whatever the watchdog's lateness: full follows the
- * bucket, not the moments packets went out, so packets the watchdog let
- * wait leave together once it fires, up to the burst the wait saved.
+ * bucket, not the moments packets went out, so packets the watchdog kept
+ * past their times leave together once it fires, and the next keep theirs.
  *
  * Differences from the kernel's tbf:
  *  - limit counts packets (10000 by default, as the other rank kinds),
@@ -40,9 +40,9 @@
  * about 440kbit, 10000 frames of 1514 bytes wait longer, and want a
  * lower limit or a larger rank_shift. Since departures keep their
  * arrival order, a coarse bucket costs no order, and a backlog of a
- * second spans few buckets (pages). A rank_shift above 32 would not: the
+ * second spans few buckets (pages). Keep rank_shift at 32 or below: the
  * rank queue keeps 32 bits of a rank below its bucket's, and a packet
- * whose rank needs more leaves at its bucket's start.
+ * whose rank needed more would leave at its bucket's start.
  */
 #include "bq/core.bpf.h"
 #include "bq/rank.bpf.h"
