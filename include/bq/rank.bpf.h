@@ -423,6 +423,9 @@ enum { BQ_RANK_CLAMPED, BQ_RANK_XSTAT_KIND };
 #define BQ_RANK_XSTATS(...)	BQ_XSTATS({ "clamped", BQ_COUNTER }, ##__VA_ARGS__)
 
 #define BQ_RANK_QDISC(name, T, rank, served, setup, release)	\
+	BQ_RANK_QDISC_WHEN(name, T, rank, served, setup, release, BQ_RANK_ALWAYS_DUE)
+/* due(sch, inst, pifo): the least rank may leave now (a shaper's, below). */
+#define BQ_RANK_QDISC_WHEN(name, T, rank, served, setup, release, due)	\
 	BQ_ENQUEUE(name)						\
 	{								\
 		const bq_kind_params_t *p;				\
@@ -453,7 +456,8 @@ enum { BQ_RANK_CLAMPED, BQ_RANK_XSTAT_KIND };
 			return NULL;					\
 		inst = bq_instance(sch);				\
 		q = inst ? bq_state(inst) : NULL;			\
-		if (!q || BQ_RANK_HOLD(bq_kind_params(bq_params_of(inst)))) \
+		if (!q || BQ_RANK_HOLD(bq_kind_params(bq_params_of(inst))) || \
+		    !due(sch, inst, &q->pifo))				\
 			return NULL;					\
 		skb = bq_rq_pop(inst, &q->pifo.pool, &q->pifo.rq, &r);	\
 		if (skb)						\
@@ -513,5 +517,40 @@ enum { BQ_RANK_CLAMPED, BQ_RANK_XSTAT_KIND };
 		bq_pifo_window(&q->pifo, p->rank_shift, p->rank_order);	\
 		return 0;						\
 	}
+
+/* --- a shaper from a shaping transaction ---------------------------------- *
+ *
+ * BQ_SHAPER_QDISC(tbf, struct tbf_sched, tbf_rank, tbf_setup, release)
+ * makes kind bpf_tbf whole as BQ_RANK_QDISC does, for a policy whose rank
+ * is a departure time (PIFO's shaping transaction), in ns of
+ * CLOCK_MONOTONIC (bpf_ktime_get_ns()). A packet is eligible from its
+ * rank on, which is EDT, as bpf_fq's time queue does: dequeue gives the
+ * least rank's packet once its time has come, else arms the qdisc's
+ * watchdog for that time, counts it in throttled (as tbf's overlimits
+ * count its throttled dequeues) and gives none. It looks at the least
+ * rank (bq_rq_peek) before it takes it: a second search of the bitmap,
+ * O(1) as the first. No served function: a shaper's clock is the real
+ * one. The window must span the backlog's wait (limit packets at the
+ * rate): a rank clamped to the window's end takes that end's bucket's
+ * time, and leaves too early.
+ */
+
+#define BQ_RANK_ALWAYS_DUE(sch, inst, pifo)	true
+
+/* The least rank is due; else the watchdog is armed for it. */
+static __always_inline bool bq_shaper_due(struct Qdisc *sch, struct bq_instance *inst,
+					  struct bq_pifo *pifo)
+{
+	__u64 rank;
+
+	if (!bq_rq_peek(inst, &pifo->rq, &rank) || rank <= bpf_ktime_get_ns())
+		return true;
+	bpf_qdisc_watchdog_schedule(sch, rank, 0);
+	inst->cnt.overlimits++;
+	return false;
+}
+
+#define BQ_SHAPER_QDISC(name, T, rank, setup, release)			\
+	BQ_RANK_QDISC_WHEN(name, T, rank, BQ_RANK_NOTHING_SERVED, setup, release, bq_shaper_due)
 #endif /* __bpf__ */
 #endif /* BQ_RANK_BPF_H */
