@@ -10,9 +10,11 @@
 # SRPT its socket has fewer unacknowledged bytes (at most 50 kB) than a
 # packet without a TCP socket is taken to have (the parameter remaining,
 # 4 MB): both serve it first, and what is left of its wait is veth's ring
-# of 256 packets behind the qdisc. The mean of each must be at most half
-# of bpf_fifo's; two boots read 0.10x (bpf_fifo 2.57 s, LAS and SRPT
-# 0.26 s).
+# of 256 packets behind the qdisc. The mean and the median of each must
+# be at most half of bpf_fifo's mean; two boots read 0.10x (bpf_fifo
+# 2.57 s, LAS and SRPT 0.26 s). LAS's clamped is printed, not judged: the
+# bulk sockets' counts (about 4.5 MB a second each) pass its window's
+# 16 MB near the end of its run, and a boot read 20, the next 1331.
 . "$(dirname "$0")/lib.sh"
 . "$TOP/selftests/progs/fq_lib.sh"
 
@@ -60,12 +62,13 @@ fifo=$(fct_under fifo)
 kill $server $sink 2>/dev/null || true
 res="$N_SHORT transfers of 50 kB behind 3 bulk UDP sockets: bpf_fifo: $fifo; bpf_las: $las; bpf_srpt: $srpt"
 note "$res"
-mean() { echo "$1" | awk '{ for (i = 1; i < NF; i++) if ($i == "mean_us") print $(i + 1) }'; }
-qlen() { echo "$1" | awk '{ for (i = 1; i < NF; i++) if ($i == "qlen") print $(i + 1) }'; }
-[ "$(qlen "$fifo")" -ge 1000 ] || fail "bpf_fifo queued only $(qlen "$fifo") packets: no bottleneck; $res"
+# field NAME SUMMARY: the value after NAME in a summary line.
+field() { echo "$2" | awk -v n="$1" '{ for (i = 1; i < NF; i++) if ($i == n) print $(i + 1) }'; }
+[ "$(field qlen "$fifo")" -ge 1000 ] || fail "bpf_fifo queued only $(field qlen "$fifo") packets: no bottleneck; $res"
 for k in las srpt; do
 	eval v=\$$k
-	awk -v f="$(mean "$fifo")" -v m="$(mean "$v")" 'BEGIN { exit !(f > 0 && m > 0 && m <= f / 2) }' ||
-		fail "bpf_$k's mean completion time is not at most half of bpf_fifo's: $res"
+	awk -v f="$(field mean_us "$fifo")" -v m="$(field mean_us "$v")" -v p="$(field p50_us "$v")" \
+		'BEGIN { exit !(f > 0 && m > 0 && m <= f / 2 && p > 0 && p <= f / 2) }' ||
+		fail "bpf_$k's mean or median completion time is more than half of bpf_fifo's mean: $res"
 done
 exit 0
