@@ -1,9 +1,9 @@
 #!/bin/sh
 # rank_pps.sh [SECS]: 64-byte frames per second through bpf_fifo, bpf_sp,
 # bpf_wfq, bpf_edf, bpf_las and bpf_srpt on a's va, one unpaced UDP
-# sender (udp_pps, selftests/progs/fq_lib.sh), on the virtual clock (tools/vmtest --icount
-# -- selftests/progs/rank_pps.sh), and each rank kind's rate against
-# bpf_fifo's. A measurement, not a test.
+# sender (udp_pps, selftests/progs/fq_lib.sh), on the virtual clock
+# (tools/vmtest --icount -- selftests/progs/rank_pps.sh), and each rank
+# kind's rate against bpf_fifo's. A measurement, not a test.
 . "$(dirname "$0")/../kernel/lib.sh"
 . "$TOP/selftests/progs/fq_lib.sh"
 
