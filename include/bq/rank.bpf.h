@@ -507,8 +507,11 @@ enum { BQ_RANK_CLAMPED, BQ_RANK_XSTAT_KIND };
  * parameters takes effect then).
  */
 #define BQ_RANK_WINDOW_PARAMS(shift)					\
+	BQ_RANK_WINDOW_PARAMS_ORDER(shift, BQ_RQ_MAX_ORDER)
+/* The same with 2^order buckets by default (2.4). */
+#define BQ_RANK_WINDOW_PARAMS_ORDER(shift, order)			\
 	BQ_PARAM(rank_shift, BQ_UNIT_COUNT, shift, 0, 40),		\
-	BQ_PARAM(rank_order, BQ_UNIT_COUNT, BQ_RQ_MAX_ORDER, 1, BQ_RQ_MAX_ORDER)
+	BQ_PARAM(rank_order, BQ_UNIT_COUNT, order, 1, BQ_RQ_MAX_ORDER)
 #define BQ_RANK_WINDOW_SETUP(fn, T)					\
 	static int fn(struct Qdisc *sch, struct bq_instance *inst, T *q)	\
 	{								\
@@ -517,6 +520,28 @@ enum { BQ_RANK_CLAMPED, BQ_RANK_XSTAT_KIND };
 		bq_pifo_window(&q->pifo, p->rank_shift, p->rank_order);	\
 		return 0;						\
 	}
+
+/*
+ * A policy's value per flow or class that a reset forgets (bpf_wfq's
+ * finish tags, bpf_las's attained service): a __u64 by key in an LRU hash
+ * the kind declares,
+ *	BQ_SLOT_MAP(map, BPF_MAP_TYPE_LRU_HASH, struct bq_class_key, __u64, n, 0);
+ * named by the qdisc's generation and its resets, so that a new qdisc or
+ * a reset starts every key at 0, and memory follows the keys in use (the
+ * LRU forgets the least recent when full: that key starts at 0 again).
+ * bq_rank_value(&map, inst, id): id's value, 0 when new; NULL without room (2.4).
+ */
+static __always_inline __u64 *bq_rank_value(void *map, const struct bq_instance *inst, __u64 id)
+{
+	struct bq_class_key k = { .slot = inst->slot, .gen = inst->created_ns + inst->cnt.resets,
+				  .id = id };
+	__u64 *v = bpf_map_lookup_elem(map, &k), zero = 0;
+
+	if (v)
+		return v;
+	bpf_map_update_elem(map, &k, &zero, BPF_NOEXIST);
+	return bpf_map_lookup_elem(map, &k);
+}
 
 /* --- a shaper from a shaping transaction ---------------------------------- *
  *
