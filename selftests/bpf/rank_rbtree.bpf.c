@@ -14,6 +14,7 @@
  */
 #include "bq/ring.bpf.h"
 #include "local_graph.h"
+#include "bare_qdisc.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -61,8 +62,7 @@ int BPF_PROG(rankrb_enqueue, struct sk_buff *skb, struct Qdisc *sch,
 	bpf_spin_lock(&rb_lock);
 	bpf_rbtree_add(&rb_queue, &n->node, rb_before);
 	bpf_spin_unlock(&rb_lock);
-	sch->q.qlen++;
-	sch->qstats.backlog += len;
+	bare_enqueued(sch, len);
 	return NET_XMIT_SUCCESS;
 drop:
 	bpf_qdisc_skb_drop(skb, to_free);
@@ -91,17 +91,9 @@ static __always_inline struct sk_buff *rb_pop(void)
 SEC("struct_ops")
 struct sk_buff *BPF_PROG(rankrb_dequeue, struct Qdisc *sch)
 {
-	struct sk_buff *skb;
-
 	if (!sch->q.qlen || !rb_released)
 		return NULL;
-	skb = rb_pop();
-	if (!skb)
-		return NULL;
-	sch->q.qlen--;
-	sch->qstats.backlog -= bq_pkt_len(skb);
-	bpf_qdisc_bstats_update(sch, skb);
-	return skb;
+	return bare_dequeued(sch, rb_pop());
 }
 
 SEC("struct_ops")

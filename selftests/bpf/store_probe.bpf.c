@@ -24,6 +24,7 @@
  */
 #include "bq/ring.bpf.h"
 #include "local_graph.h"
+#include "bare_qdisc.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -325,25 +326,16 @@ int ST_PROG(ST_FN(enqueue), struct sk_buff *skb, struct Qdisc *sch,
 		bpf_qdisc_skb_drop(skb, to_free);
 		return NET_XMIT_DROP;
 	}
-	sch->q.qlen++;
-	sch->qstats.backlog += len;
+	bare_enqueued(sch, len);
 	return NET_XMIT_SUCCESS;
 }
 
 SEC("struct_ops")
 struct sk_buff *ST_PROG(ST_FN(dequeue), struct Qdisc *sch)
 {
-	struct sk_buff *skb;
-
 	if (!sch->q.qlen)
 		return NULL;
-	skb = ST_POP();
-	if (!skb)
-		return NULL;
-	sch->q.qlen--;
-	sch->qstats.backlog -= bq_pkt_len(skb);
-	bpf_qdisc_bstats_update(sch, skb);
-	return skb;
+	return bare_dequeued(sch, ST_POP());
 }
 
 SEC("struct_ops")
