@@ -322,13 +322,11 @@ static __always_inline u64 ip_len(struct sk_buff *skb)
 /* A TCP packet whose socket has at most one packet in flight. */
 static __always_inline bool few_in_flight(struct sk_buff *skb)
 {
-	struct sock *sk = skb->sk;
-	struct tcp_sock *tp;
+	struct tcp_sock *tp = bq_tcp_sock(skb);
 	u32 in_flight;
 
-	if (!sk || !bq_full_sock(sk) || sk->sk_protocol != IPPROTO_TCP)
+	if (!tp)
 		return false;
-	tp = bpf_core_cast(sk, struct tcp_sock);
 	in_flight = hbm_in_flight(tp->packets_out, tp->sacked_out, tp->lost_out, tp->retrans_out);
 	return in_flight <= 1;
 }

@@ -27,11 +27,12 @@
  * dropped (nomem). A flow is the packet's hash (bpf_skb_get_hash: a
  * local socket's txhash, else the 4-tuple's), as fq_codel's.
  *
- * Tags are kept by key in LRU hashes, hpfq_classes (a class's finish
- * tag and virtual time, --class-slots per instance) and hpfq_flows (a
- * flow's finish tag, 16 per class slot), named by the qdisc's generation
- * and its resets, so that a reset forgets them; a key a table lost
- * starts at the virtual time, as an idle one does.
+ * Tags are kept by key in LRU hashes (bq_rank_value): hpfq_class_tags
+ * and hpfq_vtimes (a class's finish tag and virtual time, --class-slots
+ * per instance), hpfq_flow_tags (a flow's finish tag, 16 per class
+ * slot), named by the qdisc's generation and its resets, so that a reset
+ * forgets them; a key a table lost starts at the virtual time, as an idle
+ * one does.
  *
  * Ranks are bytes over weight: each leaf's window (rank_shift, rank_order:
  * 2^18 buckets of 256 by default, 64 MB) must hold the backlog of its
@@ -72,15 +73,12 @@ BQ_CLASSES(hpfq_classes, struct hpfq_class, BQ_PER_CLASS(HPFQ_CLASSES),
 );
 #include "bq/classify.bpf.h"
 
-/* A class's or a flow's tags; a flow has no virtual time of its own. */
-struct hpfq_tags {
-	__u64 finish;	/* the finish tag of its last packet queued */
-	__u64 vtime;	/* a class's: the start tag of its last packet served */
-};
-
-BQ_SLOT_MAP(hpfq_class_tags, BPF_MAP_TYPE_LRU_HASH, struct bq_class_key, struct hpfq_tags,
+/* By key (bq_rank_value): a class's finish tag and virtual time, a flow's finish tag. */
+BQ_SLOT_MAP(hpfq_class_tags, BPF_MAP_TYPE_LRU_HASH, struct bq_class_key, __u64,
 	    BQ_PER_CLASS(HPFQ_CLASSES), 0);
-BQ_SLOT_MAP(hpfq_flow_tags, BPF_MAP_TYPE_LRU_HASH, struct bq_class_key, struct hpfq_tags,
+BQ_SLOT_MAP(hpfq_vtimes, BPF_MAP_TYPE_LRU_HASH, struct bq_class_key, __u64,
+	    BQ_PER_CLASS(HPFQ_CLASSES), 0);
+BQ_SLOT_MAP(hpfq_flow_tags, BPF_MAP_TYPE_LRU_HASH, struct bq_class_key, __u64,
 	    BQ_PER_CLASS_SHIFT(HPFQ_CLASSES, 4), 0);	/* 16 flows a class slot */
 
 struct hpfq_sched {
@@ -89,20 +87,6 @@ struct hpfq_sched {
 };
 
 BQ_STATE(struct hpfq_sched);
-
-/* key's tags in map, zero for a key not seen since the qdisc's creation or reset; NULL without room. */
-static __always_inline struct hpfq_tags *hpfq_tags(const struct bq_instance *inst, void *map,
-						   __u64 key)
-{
-	struct bq_class_key k = { .slot = inst->slot, .gen = inst->created_ns + inst->cnt.resets,
-				  .id = key };
-	struct hpfq_tags *t = bpf_map_lookup_elem(map, &k), zero = {};
-
-	if (t)
-		return t;
-	bpf_map_update_elem(map, &k, &zero, BPF_NOEXIST);
-	return bpf_map_lookup_elem(map, &k);
-}
 
 static __always_inline __u64 hpfq_weight(const struct bq_instance *inst,
 					 const struct hpfq_params *p, __u64 key)
@@ -119,11 +103,11 @@ BQ_RANKTREE_CLASS(hpfq, struct hpfq_sched)
 
 BQ_RANKTREE_ROOT(hpfq, struct hpfq_sched)
 {
-	struct hpfq_tags *c = hpfq_tags(inst, &hpfq_class_tags, key);
-	__u64 start = c && c->finish > q->vtime ? c->finish : q->vtime;
+	__u64 *f = bq_rank_value(&hpfq_class_tags, inst, key);
+	__u64 start = f && *f > q->vtime ? *f : q->vtime;
 
-	if (c)
-		c->finish = start + bq_pkt_len(skb) / hpfq_weight(inst, p, key);
+	if (f)
+		*f = start + bq_pkt_len(skb) / hpfq_weight(inst, p, key);
 	return start;
 }
 
@@ -134,21 +118,21 @@ BQ_RANKTREE_ROOT_SERVED(hpfq, struct hpfq_sched)
 
 BQ_RANKTREE_LEAF(hpfq, struct hpfq_sched)
 {
-	struct hpfq_tags *c = hpfq_tags(inst, &hpfq_class_tags, key),
-			 *f = hpfq_tags(inst, &hpfq_flow_tags, bpf_skb_get_hash(skb));
-	__u64 v = c ? c->vtime : 0, start = f && f->finish > v ? f->finish : v;
+	__u64 *f = bq_rank_value(&hpfq_flow_tags, inst, bpf_skb_get_hash(skb));
+	__u64 *v = bq_rank_value(&hpfq_vtimes, inst, key), vtime = v ? *v : 0;
+	__u64 start = f && *f > vtime ? *f : vtime;
 
 	if (f)
-		f->finish = start + bq_pkt_len(skb);
+		*f = start + bq_pkt_len(skb);
 	return start;
 }
 
 BQ_RANKTREE_LEAF_SERVED(hpfq, struct hpfq_sched)
 {
-	struct hpfq_tags *c = hpfq_tags(inst, &hpfq_class_tags, key);
+	__u64 *v = bq_rank_value(&hpfq_vtimes, inst, key);
 
-	if (c)
-		c->vtime = rank;
+	if (v)
+		*v = rank;
 }
 
 static int hpfq_setup(struct Qdisc *sch, struct bq_instance *inst, struct hpfq_sched *q)

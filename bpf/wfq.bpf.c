@@ -70,19 +70,6 @@ struct wfq_sched {
 
 BQ_STATE(struct wfq_sched);
 
-/* key's finish tag, 0 for a key not seen since the qdisc's creation or reset; NULL without room. */
-static __always_inline __u64 *wfq_finish(const struct bq_instance *inst, __u64 key)
-{
-	struct bq_class_key k = { .slot = inst->slot, .gen = inst->created_ns + inst->cnt.resets,
-				  .id = key };
-	__u64 *f = bpf_map_lookup_elem(&wfq_tags, &k), zero = 0;
-
-	if (f)
-		return f;
-	bpf_map_update_elem(&wfq_tags, &k, &zero, BPF_NOEXIST);
-	return bpf_map_lookup_elem(&wfq_tags, &k);
-}
-
 static __always_inline __u64 wfq_weight(const struct bq_instance *inst,
 					const struct wfq_params *p, __u64 key)
 {
@@ -93,7 +80,7 @@ static __always_inline __u64 wfq_weight(const struct bq_instance *inst,
 
 BQ_RANK(wfq, struct wfq_sched)
 {
-	__u64 key = bq_sender_key(inst, skb, p->classify), *f = wfq_finish(inst, key);
+	__u64 key = bq_sender_key(inst, skb, p->classify), *f = bq_rank_value(&wfq_tags, inst, key);
 	__u64 start = f && *f > q->vtime ? *f : q->vtime;
 
 	if (f)

@@ -13,14 +13,6 @@
 
 #include "bq/class.bpf.h"
 
-/* A socket with the fields of a full one (not TIME_WAIT, not a request). */
-static __always_inline bool bq_full_sock(struct sock *sk)
-{
-	u8 state = BPF_CORE_READ(sk, __sk_common.skc_state);
-
-	return state != TCP_TIME_WAIT && state != TCP_NEW_SYN_RECV;
-}
-
 /*
  * The cgroup a socket is charged to: the deepest cgroup with a class among
  * its own and its ancestors, as cgroup v2 limits cover a subtree, so that

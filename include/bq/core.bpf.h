@@ -249,6 +249,24 @@ static __always_inline u32 bq_pkt_len(const struct sk_buff *skb)
 	return ((struct qdisc_skb_cb *)skb->cb)->pkt_len;
 }
 
+/* A socket with the fields of a full one (not TIME_WAIT, not a request). */
+static __always_inline bool bq_full_sock(struct sock *sk)
+{
+	u8 state = BPF_CORE_READ(sk, __sk_common.skc_state);
+
+	return state != TCP_TIME_WAIT && state != TCP_NEW_SYN_RECV;
+}
+
+/* The TCP socket that sent skb, a full one; NULL for any other packet (forwarded, UDP, a SYN-ACK, TIME_WAIT's). */
+static __always_inline struct tcp_sock *bq_tcp_sock(struct sk_buff *skb)
+{
+	struct sock *sk = skb->sk;
+
+	if (!sk || !bq_full_sock(sk) || sk->sk_protocol != IPPROTO_TCP)
+		return NULL;
+	return bpf_core_cast(sk, struct tcp_sock);
+}
+
 /*
  * The key of entry idx of instance inst's region in a BQ_SLOT_MAP of n entries
  * per slot (n a power of two). idx wraps within the region, which also

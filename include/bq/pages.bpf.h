@@ -24,6 +24,14 @@
  * call) frees a page found empty on two passes running. The count and those two marks are the low
  * bits of the page's directory slot, which a page-aligned offset leaves
  * free. A page reached and never held stays until the purge.
+ *
+ * A table whose entries are free by their own account once nothing holds
+ * their page (a rank queue's buckets, each empty at length 0) may set
+ * recycle: its page whose last hold goes is taken out of the directory at
+ * once and kept as the table's spare, and the next page the table needs
+ * is that one, unzeroed, instead of a new one. A window of ranks that
+ * slides on, a page a packet, then moves one page about rather than
+ * allocating and freeing one a packet; the spare stays until the purge.
  * Free entries must then be found without reading the entries, whose page
  * may be gone: struct bq_idmap hands out indexes, lowest first, which
  * also packs the live entries into the fewest pages.
@@ -93,6 +101,8 @@ struct bq_pages {
 	__u32 dir[BQ_PAGES_DIRS];	/* arena offsets of directory pages; 0: none */
 	__u32 empty;			/* pages marked BQ_PAGE_EMPTY */
 	__u32 sweep;			/* the next page the sweep looks at */
+	__u32 spare;			/* arena offset of a page to reuse; 0: none */
+	__u32 recycle;			/* entries are free when their page is unheld */
 };
 
 /* Entries of size sz a table can hold. */
@@ -228,9 +238,10 @@ __noinline __u64 bq_pages_slot(const struct bq_instance *inst, struct bq_pages *
 	}
 	slot = bq_arena_ptr(__u32, dir) + page % BQ_PAGES_PER_DIR;
 	if (!*slot) {
-		off = bq_pages_block(inst, 1);
+		off = t->spare ?: bq_pages_block(inst, 1);
 		if (!off)
 			return 0;
+		t->spare = 0;
 		*slot = off;
 	}
 	return (__u64)slot & 0xffffffff;
@@ -287,7 +298,8 @@ static __always_inline void __arena *bq_pages_hold(const struct bq_instance *ins
 
 /*
  * Give back a hold of the page of entry idx: after the last, the page is
- * empty, for bq_pages_sweep() to free. Global, as bq_pages_slot().
+ * empty, for bq_pages_sweep() to free, or the spare of a table that
+ * recycles and has none. Global, as bq_pages_slot().
  */
 __noinline int bq_pages_release(struct bq_pages *t, __u32 idx, __u32 sz)
 {
@@ -302,7 +314,10 @@ __noinline int bq_pages_release(struct bq_pages *t, __u32 idx, __u32 sz)
 	v = *slot;
 	if (!(v & BQ_PAGE_HOLDS) || (v & BQ_PAGE_HOLDS) == BQ_PAGE_HOLDS)
 		return 0;
-	if (!(--v & BQ_PAGE_HOLDS)) {
+	if (!(--v & BQ_PAGE_HOLDS) && t->recycle && !t->spare) {
+		t->spare = v & ~BQ_PAGE_META;
+		v = 0;
+	} else if (!(v & BQ_PAGE_HOLDS)) {
 		v |= BQ_PAGE_EMPTY;
 		t->empty++;
 	}
@@ -363,6 +378,8 @@ static __always_inline void bq_pages_free(const struct bq_instance *inst, struct
 		}
 		bq_pages_block_free(inst, t->dir[d], 1);
 	}
+	if (t->spare)
+		bq_pages_block_free(inst, t->spare, 1);
 	__builtin_memset(t, 0, sizeof(*t));
 }
 

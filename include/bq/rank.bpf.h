@@ -29,10 +29,14 @@
  * packets keep FIFO order in their bucket.
  *
  * Memory follows use: buckets and bitmap words are in arena pages
- * (bq/pages.bpf.h). A page of buckets is held by its busy buckets and
- * freed with the last, but for the page of the bucket last emptied,
- * which the queue keeps (bq_rq_keep); the bitmap's pages (at most 9, for
- * 2^18 buckets) stay until the purge. Packets are in the pool (bq/pool.bpf.h).
+ * (bq/pages.bpf.h). A page of buckets is held by its busy buckets; with
+ * the last it becomes the table's spare, the next page of buckets a push
+ * needs (ranks that slide on, a virtual time or a departure time, need a
+ * new page as often as a packet: recycling one, they allocate none), or,
+ * the spare taken, is freed by the sweep. The queue also keeps the page
+ * of the bucket last emptied (bq_rq_keep); that, the spare and the
+ * bitmap's pages (at most 9, for 2^18 buckets) stay until the purge.
+ * Packets are in the pool (bq/pool.bpf.h).
  *
  * BQ_RQ_OPS() needs only __u32, __u64 and a word accessor:
  * selftests/unit/test_rank.c checks it natively against the exact PIFO
@@ -232,6 +236,7 @@ static __always_inline struct bq_skbq __arena *bq_rq_fill(const struct bq_instan
 
 	if (b && b->len)
 		return b;
+	rq->buckets.recycle = 1;	/* an unheld page's buckets are all empty */
 	b = bq_pages_hold(inst, &rq->buckets, slot, BQ_RQ_BUCKET_SIZE);
 	if (b && !bq_rq_set(inst, rq, slot)) {
 		bq_pages_release(&rq->buckets, slot, BQ_RQ_BUCKET_SIZE);
@@ -442,6 +447,9 @@ enum { BQ_RANK_CLAMPED, BQ_RANK_XSTAT_KIND };
 #define BQ_RANK_XSTATS(...)	BQ_XSTATS({ "clamped", BQ_COUNTER }, ##__VA_ARGS__)
 
 #define BQ_RANK_QDISC(name, T, rank, served, setup, release)	\
+	BQ_RANK_QDISC_WHEN(name, T, rank, served, setup, release, BQ_RANK_ALWAYS_DUE)
+/* due(sch, inst, pifo): the least rank may leave now (a shaper's, below). */
+#define BQ_RANK_QDISC_WHEN(name, T, rank, served, setup, release, due)	\
 	BQ_ENQUEUE(name)						\
 	{								\
 		__u64 clamped;						\
@@ -461,7 +469,7 @@ enum { BQ_RANK_CLAMPED, BQ_RANK_XSTAT_KIND };
 		struct sk_buff *skb;					\
 		__u64 r;						\
 									\
-		if (!q)							\
+		if (!q || !due(sch, inst, &q->pifo))			\
 			return NULL;					\
 		skb = bq_rq_pop(inst, &q->pifo.pool, &q->pifo.rq, &r);	\
 		if (skb)						\
@@ -511,8 +519,11 @@ enum { BQ_RANK_CLAMPED, BQ_RANK_XSTAT_KIND };
  * parameters takes effect then).
  */
 #define BQ_RANK_WINDOW_PARAMS(shift)					\
+	BQ_RANK_WINDOW_PARAMS_ORDER(shift, BQ_RQ_MAX_ORDER)
+/* The same with 2^order buckets by default (2.4). */
+#define BQ_RANK_WINDOW_PARAMS_ORDER(shift, order)			\
 	BQ_PARAM(rank_shift, BQ_UNIT_COUNT, shift, 0, 40),		\
-	BQ_PARAM(rank_order, BQ_UNIT_COUNT, BQ_RQ_MAX_ORDER, 1, BQ_RQ_MAX_ORDER)
+	BQ_PARAM(rank_order, BQ_UNIT_COUNT, order, 1, BQ_RQ_MAX_ORDER)
 #define BQ_RANK_WINDOW_SETUP(fn, T)					\
 	static int fn(struct Qdisc *sch, struct bq_instance *inst, T *q)	\
 	{								\
@@ -521,5 +532,62 @@ enum { BQ_RANK_CLAMPED, BQ_RANK_XSTAT_KIND };
 		bq_pifo_window(&q->pifo, p->rank_shift, p->rank_order);	\
 		return 0;						\
 	}
+
+/*
+ * A policy's value per flow or class that a reset forgets (bpf_wfq's
+ * finish tags, bpf_las's attained service): a __u64 by key in an LRU hash
+ * the kind declares,
+ *	BQ_SLOT_MAP(map, BPF_MAP_TYPE_LRU_HASH, struct bq_class_key, __u64, n, 0);
+ * named by the qdisc's generation and its resets, so that a new qdisc or
+ * a reset starts every key at 0, and memory follows the keys in use (the
+ * LRU forgets the least recent when full: that key starts at 0 again).
+ * bq_rank_value(&map, inst, id): id's value, 0 when new; NULL without room (2.4).
+ */
+static __always_inline __u64 *bq_rank_value(void *map, const struct bq_instance *inst, __u64 id)
+{
+	struct bq_class_key k = { .slot = inst->slot, .gen = inst->created_ns + inst->cnt.resets,
+				  .id = id };
+	__u64 *v = bpf_map_lookup_elem(map, &k), zero = 0;
+
+	if (v)
+		return v;
+	bpf_map_update_elem(map, &k, &zero, BPF_NOEXIST);
+	return bpf_map_lookup_elem(map, &k);
+}
+
+/* --- a shaper from a shaping transaction ---------------------------------- *
+ *
+ * BQ_SHAPER_QDISC(tbf, struct tbf_sched, tbf_rank, tbf_setup, release)
+ * makes kind bpf_tbf whole as BQ_RANK_QDISC does, for a policy whose rank
+ * is a departure time (PIFO's shaping transaction), in ns of
+ * CLOCK_MONOTONIC (bpf_ktime_get_ns()). A packet is eligible from its
+ * rank on, which is EDT, as bpf_fq's time queue does: dequeue gives the
+ * least rank's packet once its time has come, else arms the qdisc's
+ * watchdog for that time, counts it in throttled (as tbf's overlimits
+ * count its throttled dequeues) and gives none. It looks at the least
+ * rank (bq_rq_peek) before it takes it: a second search of the bitmap,
+ * O(1) as the first. No served function: a shaper's clock is the real
+ * one. The window must span the backlog's wait (limit packets at the
+ * rate): a rank clamped to the window's end takes that end's bucket's
+ * time, and leaves too early.
+ */
+
+#define BQ_RANK_ALWAYS_DUE(sch, inst, pifo)	true
+
+/* The least rank is due; else the watchdog is armed for it. */
+static __always_inline bool bq_shaper_due(struct Qdisc *sch, struct bq_instance *inst,
+					  struct bq_pifo *pifo)
+{
+	__u64 rank;
+
+	if (!bq_rq_peek(inst, &pifo->rq, &rank) || rank <= bpf_ktime_get_ns())
+		return true;
+	bpf_qdisc_watchdog_schedule(sch, rank, 0);
+	inst->cnt.overlimits++;
+	return false;
+}
+
+#define BQ_SHAPER_QDISC(name, T, rank, setup, release)			\
+	BQ_RANK_QDISC_WHEN(name, T, rank, BQ_RANK_NOTHING_SERVED, setup, release, bq_shaper_due)
 #endif /* __bpf__ */
 #endif /* BQ_RANK_BPF_H */

@@ -8,6 +8,7 @@
  * two devices at once.
  */
 #include "bq/ring.bpf.h"
+#include "bare_qdisc.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -39,8 +40,7 @@ int BPF_PROG(floor_enqueue, struct sk_buff *skb, struct Qdisc *sch,
 	if (skb)
 		bpf_kfree_skb(skb);
 	floor_tail++;
-	sch->q.qlen++;
-	sch->qstats.backlog += len;
+	bare_enqueued(sch, len);
 	return NET_XMIT_SUCCESS;
 drop:
 	bpf_qdisc_skb_drop(skb, to_free);
@@ -60,13 +60,9 @@ struct sk_buff *BPF_PROG(floor_dequeue, struct Qdisc *sch)
 	if (!s)
 		return NULL;
 	skb = bpf_kptr_xchg(&s->skb, NULL);
-	if (!skb)
-		return NULL;
-	floor_head++;
-	sch->q.qlen--;
-	sch->qstats.backlog -= bq_pkt_len(skb);
-	bpf_qdisc_bstats_update(sch, skb);
-	return skb;
+	if (skb)
+		floor_head++;
+	return bare_dequeued(sch, skb);
 }
 
 SEC("struct_ops")

@@ -23,16 +23,13 @@
  *      8 named fields and a switch.
  */
 #include "bq/ring.bpf.h"
+#include "local_graph.h"
+#include "bare_qdisc.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
 #define ST_LIMIT	1000
 #define ST_SLOTS	4096
-
-extern void *bpf_obj_new_impl(__u64 local_type_id, void *meta) __ksym;
-extern void bpf_obj_drop_impl(void *kptr, void *meta) __ksym;
-#define bpf_obj_new(type) ((type *)bpf_obj_new_impl(bpf_core_type_id_local(type), NULL))
-#define bpf_obj_drop(kptr) bpf_obj_drop_impl(kptr, NULL)
 
 /* Program names st<STORE>_enqueue, st<STORE>_dequeue: bpf_stats tells them apart. */
 #define ST_FN3(n, op)		st##n##_##op
@@ -43,8 +40,6 @@ extern void bpf_obj_drop_impl(void *kptr, void *meta) __ksym;
 u32 st_head, st_tail;
 
 #if STORE == 1 || STORE == 2
-#define __contains(name, node) __attribute__((btf_decl_tag("contains:" #name ":" #node)))
-#define private(name) SEC(".data." #name) __hidden __attribute__((aligned(8)))
 extern int bpf_list_push_back_impl(struct bpf_list_head *head, struct bpf_list_node *node,
 				   void *meta, __u64 off) __ksym;
 extern struct bpf_list_node *bpf_list_pop_front(struct bpf_list_head *head) __ksym;
@@ -60,11 +55,7 @@ private(A) struct bpf_list_head st_spare __contains(st_node, node);
 
 static __always_inline struct st_node *st_node_of(struct bpf_list_node *ln)
 {
-	/* The check first: the verifier refuses arithmetic on a maybe-NULL pointer. */
-	if (!ln)
-		return NULL;
-	asm volatile("" : "+r"(ln));
-	return (void *)ln - __builtin_offsetof(struct st_node, node);
+	return graph_entry(ln, struct st_node, node);
 }
 
 static __always_inline struct st_node *st_node_get(void)
@@ -335,25 +326,16 @@ int ST_PROG(ST_FN(enqueue), struct sk_buff *skb, struct Qdisc *sch,
 		bpf_qdisc_skb_drop(skb, to_free);
 		return NET_XMIT_DROP;
 	}
-	sch->q.qlen++;
-	sch->qstats.backlog += len;
+	bare_enqueued(sch, len);
 	return NET_XMIT_SUCCESS;
 }
 
 SEC("struct_ops")
 struct sk_buff *ST_PROG(ST_FN(dequeue), struct Qdisc *sch)
 {
-	struct sk_buff *skb;
-
 	if (!sch->q.qlen)
 		return NULL;
-	skb = ST_POP();
-	if (!skb)
-		return NULL;
-	sch->q.qlen--;
-	sch->qstats.backlog -= bq_pkt_len(skb);
-	bpf_qdisc_bstats_update(sch, skb);
-	return skb;
+	return bare_dequeued(sch, ST_POP());
 }
 
 SEC("struct_ops")

@@ -1,9 +1,10 @@
 #!/bin/dash
 # The PIFO table of docs/writing-a-qdisc.md: each kind made of a rank
-# function (BQ_RANK_QDISC) has a row, whose count of our lines is what
-# tools/rank-lines counts in its source, and which is at most PIFO's lines
-# + 2 (issue 48). PIFO's are the row's own (programmable-scheduling/
-# pifo-machine's transactions). No build, no VM.
+# function (BQ_RANK_QDISC) or a shaping transaction (BQ_SHAPER_QDISC) has
+# a row, whose count of our lines is what tools/rank-lines counts in its
+# source, and which is at most PIFO's lines + 2 (issue 48). PIFO's are the
+# row's own (programmable-scheduling/pifo-machine's transactions). No
+# build, no VM.
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 . "$TOP/selftests/cli/lib.sh"
 DOC=$TOP/docs/writing-a-qdisc.md

@@ -177,6 +177,11 @@ iperf_mbps() {
 	echo "$json" | "$JGET" .end.sum_received.bits_per_second | awk '{ printf "%d\n", $1 / 1e6 }'
 }
 
+# near VALUE TARGET PERCENT: VALUE is within PERCENT% of TARGET.
+near() {
+	awk -v v="$1" -v t="$2" -v p="$3" 'BEGIN { d = v - t; if (d < 0) d = -d; exit !(d * 100 <= t * p) }'
+}
+
 # median: the median of the numbers on stdin (whitespace separated).
 median() { tr -s ' \t' '\n\n' | grep . | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 

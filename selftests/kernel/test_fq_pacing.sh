@@ -30,22 +30,18 @@ tcp_rate() {
 		awk '{ printf "%.1f %.1f\n", $1 / $2 / 1000, $3 / 1e6 }'
 }
 
-within() { # VALUE TARGET PERCENT
-	awk -v v="$1" -v t="$2" -v p="$3" 'BEGIN { d = v - t; if (d < 0) d = -d; exit !(d * 100 <= t * p) }'
-}
-
 # fq_rate: iperf3 --fq-rate 50M, goodput within 5%?
 fq_rate() {
 	set -- $(tcp_rate --fq-rate 50M)
 	echo "$2 ($1 at the qdisc)"
-	within $2 50 5
+	near $2 50 5
 }
 
 # maxrate: an unpaced flow under maxrate 50mbit, within 5% at the qdisc?
 maxrate() {
 	set -- $(tcp_rate)
 	echo "$1 ($2 goodput)"
-	within $1 50 5
+	near $1 50 5
 }
 
 # udp_rate: UDP paced by SO_MAX_PACING_RATE 5 Mbit/s; payload Mbit/s at
@@ -57,7 +53,7 @@ udp_rate() {
 	wait $!
 	r=$(awk '{ s += $2 } END { printf "%.2f\n", s * 8 / 3 / 1e6 }' $out)
 	echo "$r"
-	[ "$1" = 0 ] || within "$r" "$1" 5
+	[ "$1" = 0 ] || near "$r" "$1" 5
 }
 
 load_fq

@@ -44,8 +44,9 @@ expect "$BQ" -n a qdisc replace dev va root bpf_fq $nodrop weight0 16384 weight1
 	priomap 1222120211111111
 low=$(ctl_share)
 res="priority 7 against 8 bulk sockets, defaults: fq $fq%, bpf_fq $def%; bpf_fq 3:1 $wrr%, 1:1 $equal%, 7 in band 2 at 1:3 $low%"
-near() { [ "$1" -ge $(($2 - 5)) ] && [ "$1" -le $(($2 + 5)) ]; }
-near "$fq" 75 && near "$def" 75 && near "$wrr" 75 && near "$equal" 50 && near "$low" 25 || fail "$res"
+# about SHARE TARGET: SHARE is within 5 points of TARGET.
+about() { [ "$1" -ge $(($2 - 5)) ] && [ "$1" -le $(($2 + 5)) ]; }
+about "$fq" 75 && about "$def" 75 && about "$wrr" 75 && about "$equal" 50 && about "$low" 25 || fail "$res"
 expect_err 2 "priomap" "$BQ" -n a qdisc change dev va root bpf_fq priomap 1222120311111111
 expect_err 2 "weight0" "$BQ" -n a qdisc change dev va root bpf_fq weight0 100
 note "$res"

@@ -63,9 +63,6 @@ idle_victim() {
 	echo "${10}"
 }
 
-# near A B PERCENT: A within PERCENT% of B.
-near() { awk -v a="$1" -v b="$2" -v p="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d * 100 <= b * p) }'; }
-
 expect ip netns exec a tc qdisc replace dev va root fq maxrate 5mbit
 set -- $(victims)
 expect "$BQ" -n a qdisc replace dev va root bpf_fq flows_max 32 maxrate 5mbit

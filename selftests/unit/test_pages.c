@@ -562,6 +562,48 @@ static void pages_bounds(void)
 	check_all_back("after the bounds");
 }
 
+/*
+ * A table that recycles: the page whose last hold goes leaves the
+ * directory for the spare at once, and the next page the table needs is
+ * that one, as it was (a rank queue's buckets, empty at length 0), with
+ * nothing allocated; with the spare taken, an emptied page waits for the
+ * sweep as in any table; the purge frees the spare.
+ */
+static void pages_recycle(void)
+{
+	const __u32 sz = 64, per = BQ_PAGE_SIZE / sz;
+	struct bq_pages t = { .recycle = 1 };
+	__u32 out, page;
+	char *e;
+
+	e = bq_pages_hold(&insts[0], &t, 1, sz);
+	EXPECT(e, "entry 1 not held");
+	page = slot_value(&t, 0) & ~BQ_PAGE_META;
+	e[0] = 7;	/* what the page's entries say when it comes back */
+	bq_pages_release(&t, 1, sz);
+	EXPECT(t.spare == page && !slot_value(&t, 0) && !t.empty && bq_arena_held[0] == 2,
+	       "unheld: spare %#x (page %#x), slot %#x, %u empty, %lld counted", t.spare, page,
+	       slot_value(&t, 0), t.empty, (long long)bq_arena_held[0]);
+	out = bq_arena.nout;
+	e = bq_pages_hold(&insts[0], &t, 5 * per + 1, sz);
+	EXPECT(e && (slot_value(&t, 5) & ~BQ_PAGE_META) == page && !t.spare && e[0] == 7 &&
+	       bq_arena.nout == out, "page 5 is not the spare as it was: slot %#x, spare %#x, "
+	       "entry %d, %u allocated", slot_value(&t, 5), t.spare, e ? e[0] : -1,
+	       bq_arena.nout - out);
+	bq_pages_hold(&insts[0], &t, 6 * per, sz);
+	bq_pages_release(&t, 5 * per + 1, sz);
+	bq_pages_release(&t, 6 * per, sz);
+	EXPECT(t.spare == page && (slot_value(&t, 6) & BQ_PAGE_EMPTY) && t.empty == 1,
+	       "two pages unheld: spare %#x (page %#x), page 6's slot %#x, %u empty", t.spare,
+	       page, slot_value(&t, 6), t.empty);
+	sweep_turns(&t);
+	EXPECT(!slot_value(&t, 6) && !t.empty && bq_arena_held[0] == 2,
+	       "after the sweep: page 6's slot %#x, %u empty, %lld counted", slot_value(&t, 6),
+	       t.empty, (long long)bq_arena_held[0]);
+	bq_pages_free(&insts[0], &t);
+	check_all_back("after the recycling table's purge");
+}
+
 /* The lowest 0 bit, one bit at a time. */
 static __u32 naive_lowest_zero(__u64 w)
 {
@@ -716,6 +758,7 @@ int main(void)
 	RUN(pages_bounds);
 	RUN(pages_against_model);
 	RUN(pages_sweep_drains);
+	RUN(pages_recycle);
 	RUN(lowest_zero_every_bit);
 	RUN(idmap_against_model);
 	RUN(idmap_fills);
