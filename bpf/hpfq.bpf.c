@@ -88,14 +88,6 @@ struct hpfq_sched {
 
 BQ_STATE(struct hpfq_sched);
 
-static __always_inline __u64 hpfq_weight(const struct bq_instance *inst,
-					 const struct hpfq_params *p, __u64 key)
-{
-	struct hpfq_class *c = bq_class(inst, key);
-
-	return c ? c->weight : p->weight;
-}
-
 BQ_RANKTREE_CLASS(hpfq, struct hpfq_sched)
 {
 	return bq_sender_key(inst, skb, p->classify);
@@ -107,7 +99,7 @@ BQ_RANKTREE_ROOT(hpfq, struct hpfq_sched)
 	__u64 start = f && *f > q->vtime ? *f : q->vtime;
 
 	if (f)
-		*f = start + bq_pkt_len(skb) / hpfq_weight(inst, p, key);
+		*f = start + bq_pkt_len(skb) / bq_class_or(inst, key, weight, p->weight);
 	return start;
 }
 

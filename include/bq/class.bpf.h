@@ -75,6 +75,18 @@ static long bq_forget_class(struct bpf_map *map, struct bq_class_key *k, void *c
 	}
 
 /*
+ * Field f of key id's class, or dflt for a key with no class (a weight or
+ * a deadline that a class sets and a parameter gives every other key):
+ * bq_class_or(inst, key, weight, p->weight) (2.4).
+ */
+#define bq_class_or(inst, id, f, dflt)					\
+	({								\
+		bq_class_t *c_ = bq_class(inst, id);			\
+									\
+		c_ ? c_->f : (dflt);					\
+	})
+
+/*
  * A release hook (BQ_QDISC_OPS) that only forgets the classes, for a kind
  * with no other configuration: classes are configuration that a reset
  * keeps and the qdisc's end does not.
