@@ -5,7 +5,7 @@
 # keeps the hand-written text between them; a changed figure changes the
 # document; section 7 (the CNI plugins) says where ours does not beat the
 # reference; section 8 (memory) says how many children a kind made; every
-# "why" link has its hand-written section; a broken document is refused and
+# "why" link has its hand-written section; the rank section's tables; a broken document is refused and
 # left as it was. No VM, no benchmark: seconds.
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 T=$(mktemp -d)
@@ -115,6 +115,30 @@ elif printf '%s\n' "$block" | grep -q 'pfifo_fast'; then
 	fail bench_report_memory "a pair the run did not measure is in the table"
 else
 	pass bench_report_memory
+fi
+
+# A rank run merged in: push and pop of both queues by depth, and their
+# sum's ratio; each kind's rates against bpf_fifo's, bpf_fifo first.
+copy "$T/f"
+{
+	cni_rec cost:64000:rank enq_ns 474 rank
+	cni_rec cost:64000:rank deq_ns 705 rank
+	cni_rec cost:64000:rbtree enq_ns 1264 rank
+	cni_rec cost:64000:rbtree deq_ns 446 rank
+	cni_rec kind:bpf_sp pps 71680 rank
+	cni_rec kind:bpf_sp tcp1 2439 rank
+	cni_rec kind:bpf_fifo pps 76096 rank
+	cni_rec kind:bpf_fifo tcp1 2439 rank
+} >"$T/f/rank.jsonl"
+"$TOP/tools/bench-report" --merge "$T/f/rank.jsonl" "$T/f" "tools/bench quick --merge rank" >/dev/null 2>&1
+block=$(sed -n '/^<!-- begin bench-report rank -->/,/^<!-- end bench-report rank -->/p' "$T/f/benchmarks.md")
+if ! printf '%s\n' "$block" | grep -q '^| 64000 | 474 | 705 | 1264 | 446 | 1.45× |$'; then
+	fail bench_report_rank "no row of 64000 queued at 1.45×: $(oneline "$block")"
+elif ! printf '%s\n' "$block" | grep -A1 '^| bpf_fifo | 76096 | 1.000× | 2439 | 1.000× |$' |
+	grep -q '^| bpf_sp | 71680 | 0.942× | 2439 | 1.000× |$'; then
+	fail bench_report_rank "the rates are not bpf_fifo's, then bpf_sp's against it: $(oneline "$block")"
+else
+	pass bench_report_rank
 fi
 
 copy "$T/c"

@@ -12,7 +12,7 @@ import os
 from .records import ReportError
 
 BLOCKS = ["header", "cover", "cost", "fifo", "scale", "hbm", "flent", "kernels", "cni", "memory",
-          "targets", "reproducibility"]
+          "rank", "targets", "reproducibility"]
 BEGIN, END = "<!-- begin bench-report {} -->", "<!-- end bench-report {} -->"
 TITLE = "# Benchmarks"
 

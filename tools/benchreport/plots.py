@@ -12,7 +12,7 @@ import tempfile
 
 from .stats import HBM_ROWS
 from .tables import (CNI_PLUGINS, COVER_KINDS, COST_KINDS, FLENT_KINDS, MEMORY_IDLE_PAIRS,
-                     cni_rows, memory_counts)
+                     RANK_QUEUES, cni_rows, memory_counts, rank_depths)
 
 
 def warn(msg):
@@ -111,6 +111,35 @@ set xtics norotate
 set rmargin -1
 """
 
+RANK = """
+set output '{outdir}/bench-rank.png'
+set style data linespoints
+set logscale x
+set logscale y
+set xrange [0.5:*]
+set yrange [*:*]
+set xtics norotate
+set xlabel 'packets queued'
+set title 'A push and a pop against the queue depth (ns, virtual clock)'
+set ylabel 'ns (log scale)'
+plot {cols}
+unset logscale x
+unset logscale y
+"""
+
+
+def rank_script(fig, tmp, outdir):
+    """Push and pop of each queue against the depth."""
+    g = lambda n, q, m: fig_value(fig, "rank", f"cost:{n}:{q}", m)
+    rows = [[n] + [g(n, q, m) for q, _ in RANK_QUEUES for m in ("enq_ns", "deq_ns")]
+            for n in rank_depths(fig)]
+    if not rows:
+        return ""
+    dat = write_dat(os.path.join(tmp, "rank"), rows)
+    cols = ", ".join(f"'{dat}' using 1:{2 + 2 * i + j} title '{name} {op}'"
+                     for i, (_, name) in enumerate(RANK_QUEUES) for j, op in enumerate(("push", "pop")))
+    return RANK.format(outdir=outdir, cols=cols)
+
 
 def memory_script(fig, tmp, outdir):
     """Each idle and flows row of the memory table: the kernel's kB beside the BPF kind's."""
@@ -181,6 +210,7 @@ def gnuplot(fig, outdir):
         script += hbm_script(fig, tmp, outdir)
         script += cni_script(fig, tmp, outdir)
         script += memory_script(fig, tmp, outdir)
+        script += rank_script(fig, tmp, outdir)
         r = subprocess.run(["gnuplot"], input=script, text=True, capture_output=True)
         if r.returncode:
             warn(f"gnuplot failed: {r.stderr.strip()}")

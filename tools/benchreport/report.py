@@ -21,6 +21,7 @@ def blocks(fig, meta, verdicts, others, kernels_command, pngs):
             "fifo": tables.fifo(fig), "scale": tables.scale(fig), "hbm": tables.hbm(fig, meta),
             "flent": tables.flent(fig, meta, pngs),
             "cni": tables.cni(fig, meta, verdicts), "memory": tables.memory(fig, meta),
+            "rank": tables.rank(fig, meta),
             "kernels": tables.kernels_block(verdicts.kernels, kernels_command),
             "targets": tables.targets(verdicts.rows),
             "reproducibility": tables.reproducibility(verdicts.ratios, others)}

@@ -16,6 +16,9 @@ FLENT_KINDS = ["pfifo_fast", "bpf_fifo", "fq", "bpf_fq"]
 # kernel's qdisc and the BPF kind that stands for it, idle and with flows.
 MEMORY_KINDS = ["bpf_fifo", "bpf_fq", "bpf_fq_codel", "bpf_hbm"]
 MEMORY_IDLE_PAIRS = [("pfifo_fast", "bpf_fifo"), ("fq", "bpf_fq"), ("fq_codel", "bpf_fq_codel")]
+# The rank section (tools/bench rank): the rank queue beside a bpf_rb_tree
+# of a node a packet, by queue depth; each rank kind beside bpf_fifo.
+RANK_QUEUES = [("rank", "rank queue"), ("rbtree", "bpf_rb_tree")]
 # Two reads of the same state differ by up to this (kernel_mem_kb, lib.sh).
 MEMORY_SPREAD_KB = 64
 # The ratios the patches are judged by (issue 29): each BPF qdisc against the
@@ -370,3 +373,40 @@ def memory(fig, meta):
             [f"BPF / kernel: – where the kernel's figure is within {MEMORY_SPREAD_KB} kB, "
              "the spread of two reads of the same state.", ""] +
             case_notes(fig, "memory") + ["![kernel memory](bench-memory.png)", ""])
+
+
+def rank_depths(fig):
+    """The queue depths of the rank section's cost rows, ascending."""
+    return sorted({int(c.split(":")[1]) for c in fig.s.get("rank", {}) if c.startswith("cost:")})
+
+
+def rank_kinds(fig):
+    """The kinds of its rate rows, bpf_fifo first."""
+    kinds = {c.split(":")[1] for c in fig.s.get("rank", {}) if c.startswith("kind:")}
+    return sorted(kinds, key=lambda k: (k != "bpf_fifo", k))
+
+
+def rank_op_ns(fig, n, q):
+    """A push and a pop of queue q with n queued, ns; None if either is missing."""
+    enq, deq = (fig.med("rank", f"cost:{n}:{q}", m) for m in ("enq_ns", "deq_ns"))
+    return None if enq is None or deq is None else enq + deq
+
+
+def rank_vs_fifo(fig, k, m):
+    r = ratio(fig.med("rank", f"kind:{k}", m), fig.med("rank", "kind:bpf_fifo", m))
+    return "–" if r is None else f"{r:.3f}×"
+
+
+def rank(fig, meta):
+    if "rank" not in fig.s:
+        return [not_measured(meta, "`tools/bench quick --merge rank` runs it"), ""] + case_notes(fig, "rank")
+    cell = lambda c, m: fig.cell("rank", c, m)
+    costs = [[n] + [cell(f"cost:{n}:{q}", m) for q, _ in RANK_QUEUES for m in ("enq_ns", "deq_ns")] +
+             [fmt_ratio(ratio(rank_op_ns(fig, n, "rbtree"), rank_op_ns(fig, n, "rank")))]
+             for n in rank_depths(fig)]
+    rates = [[k, cell(f"kind:{k}", "pps"), rank_vs_fifo(fig, k, "pps"), cell(f"kind:{k}", "tcp1"),
+              rank_vs_fifo(fig, k, "tcp1")] for k in rank_kinds(fig)]
+    head = [f"{name} {op} ns" for _, name in RANK_QUEUES for op in ("push", "pop")]
+    return (md_table(["packets queued"] + head + ["bpf_rb_tree / rank queue, push and pop"], costs) +
+            md_table(["kind", "64-byte pkt/s", "/ bpf_fifo", "TCP 1 flow, Mbit/s", "/ bpf_fifo"], rates) +
+            case_notes(fig, "rank") + ["![rank queue cost](bench-rank.png)", ""])
