@@ -23,9 +23,9 @@
  */
 static __always_inline u64 bq_cgroup_key(const struct bq_instance *inst, struct sock *sk)
 {
-	struct cgroup *cg = BPF_CORE_READ(sk, sk_cgrp_data.cgroup), *anc;
-	u64 own = BPF_CORE_READ(cg, kn, id), key = own, id;
-	int level = BPF_CORE_READ(cg, level), i;
+	struct cgroup *cg = sk->sk_cgrp_data.cgroup, *anc;
+	u64 own = cg->kn->id, key = own, id;
+	int level = cg->level, i;
 	u64 slots = (u64)cg + bpf_core_field_offset(struct cgroup, ancestors);
 
 	if (level < 0)
@@ -34,7 +34,7 @@ static __always_inline u64 bq_cgroup_key(const struct bq_instance *inst, struct 
 		if (bpf_probe_read_kernel(&anc, sizeof(anc), (void *)(slots + i * sizeof(anc))) ||
 		    !anc)
 			break;
-		id = BPF_CORE_READ(anc, kn, id);
+		id = bpf_core_cast(anc, struct cgroup)->kn->id;
 		if (bq_class(inst, id))
 			key = id;
 	}
@@ -52,8 +52,9 @@ static __always_inline u64 bq_cgroup_key(const struct bq_instance *inst, struct 
  */
 static __always_inline struct sock *bq_charged_sock(struct sock *sk)
 {
-	if (sk && BPF_CORE_READ(sk, __sk_common.skc_state) == TCP_NEW_SYN_RECV)
-		sk = BPF_CORE_READ(sk, __sk_common.skc_listener);	/* rsk_listener */
+	if (sk && sk->__sk_common.skc_state == TCP_NEW_SYN_RECV)
+		/* rsk_listener, in a union: read as a number, cast back */
+		sk = bpf_core_cast(sk->__sk_common.skc_listener, struct sock);
 	return sk && bq_full_sock(sk) ? sk : NULL;
 }
 
@@ -64,10 +65,10 @@ static __always_inline u64 bq_sender_key(const struct bq_instance *inst, struct 
 	struct sock *sk;
 
 	if (classify == BQ_BY_MARK)
-		return BPF_CORE_READ(skb, mark);
+		return skb->mark;
 	if (classify == BQ_BY_PRIORITY)
-		return BPF_CORE_READ(skb, priority);
-	sk = bq_charged_sock(BPF_CORE_READ(skb, sk));
+		return skb->priority;
+	sk = bq_charged_sock(skb->sk);
 	return sk ? bq_cgroup_key(inst, sk) : 0;
 }
 

@@ -252,7 +252,7 @@ static __always_inline u32 bq_pkt_len(const struct sk_buff *skb)
 /* A socket with the fields of a full one (not TIME_WAIT, not a request). */
 static __always_inline bool bq_full_sock(struct sock *sk)
 {
-	u8 state = BPF_CORE_READ(sk, __sk_common.skc_state);
+	u8 state = sk->__sk_common.skc_state;
 
 	return state != TCP_TIME_WAIT && state != TCP_NEW_SYN_RECV;
 }
