@@ -213,6 +213,10 @@ bytes_received() {
 		     END { for (p in max) print p, max[p] }'
 }
 
+# bytes_between T1 T2: "PORT BYTES" for each port of bytes_received's
+# sample T2 (a file), what it got since sample T1.
+bytes_between() { awk 'FNR == NR { v[$1] = $2; next } { print $1, $2 - v[$1] }' "$1" "$2"; }
+
 # wait_listeners NS PORT N: until netns NS has N TCP listeners on PORT (0:
 # the port is free), up to 5 s.
 wait_listeners() {

@@ -52,7 +52,7 @@ expect ip netns exec r tc qdisc del dev vrb root
 	fail "arena $(kind_memory hpfq arena) bytes after the destroy, $arena with the flows"
 # The window's bytes of each port, then the verdict (1: within the
 # margins) and the shares.
-awk 'FNR == NR { v[$1] = $2; next } { print $1, $2 - v[$1] }' "$TMPD/t1" "$TMPD/t2" >"$TMPD/d"
+bytes_between "$TMPD/t1" "$TMPD/t2" >"$TMPD/d"
 res=$(awk -v m=$HPFQ_FLOW_MARGIN '
 	{ b[$1] = $2; t += $2; n++ }
 	END {

@@ -37,10 +37,7 @@ for w in 1 2 4; do
 	ip netns exec a iperf3 -c $B2 -p $((5200 + w)) -S "$(tos $w)" -t 9 >/dev/null 2>&1 &
 done
 # delta W: what weight W's flow received in the window.
-delta() {
-	awk -v p=$((5200 + $1)) '$1 == p { v[FILENAME] = $2 } END { print v[ARGV[2]] - v[ARGV[1]] }' \
-		"$TMPD/t1" "$TMPD/t2"
-}
+delta() { bytes_between "$TMPD/t1" "$TMPD/t2" | awk -v p=$((5200 + $1)) '$1 == p { print $2 }'; }
 sleep 3
 bytes_received b '( sport = :5201 or sport = :5202 or sport = :5204 )' >"$TMPD/t1"
 q1=$(tc_stat r vrb qlen)
